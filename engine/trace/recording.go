@@ -1,0 +1,160 @@
+package trace
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// StackEntry is one frame of the stack of a panic or failure.
+type StackEntry struct {
+	Func string
+	Pos  Pos
+	// FID is set when the entry is a recorded frame.
+	FID FID
+}
+
+// PanicInfo describes the panic that ended a run.
+type PanicInfo struct {
+	Value     string
+	Goroutine int64
+	Stack     []StackEntry
+	// Frame is the FID of the innermost recorded frame that panicked.
+	Frame FID
+}
+
+// Outcome is how a recorded run ended.
+type Outcome struct {
+	ExitCode    int
+	Panic       *PanicInfo
+	FailedTests []string
+	Stdout      string
+	Stderr      string
+	// Killed is set when the run was stopped by adi (timeout, frame limit).
+	Killed bool
+}
+
+// Output returns stdout followed by stderr.
+func (o *Outcome) Output() string { return o.Stdout + o.Stderr }
+
+// Recording is T: the frames of one run in order of entry, plus its outcome.
+type Recording struct {
+	Frames  []*Frame
+	Outcome Outcome
+	// Partial says why the recording is incomplete ("" when complete).
+	Partial string
+
+	byFID  map[FID]int
+	byFunc map[string][]int
+}
+
+// Index builds the look-up tables and the Parent/Children links. The recorder
+// calls it once all frames are in.
+func (r *Recording) Index() {
+	r.byFID = make(map[FID]int, len(r.Frames))
+	r.byFunc = make(map[string][]int)
+	for i, f := range r.Frames {
+		f.Seq = i
+		f.Parent = -1
+		f.Children = f.Children[:0]
+		r.byFID[f.FID] = i
+		r.byFunc[f.FID.Func] = append(r.byFunc[f.FID.Func], i)
+	}
+	for i, f := range r.Frames {
+		if f.Caller.IsZero() {
+			continue
+		}
+		if p, ok := r.byFID[f.Caller]; ok {
+			f.Parent = p
+			r.Frames[p].Children = append(r.Frames[p].Children, i)
+		}
+	}
+}
+
+// Lookup returns the frame with the given FID.
+func (r *Recording) Lookup(fid FID) (*Frame, bool) {
+	i, ok := r.byFID[fid]
+	if !ok {
+		return nil, false
+	}
+	return r.Frames[i], true
+}
+
+// Invocations returns the frames of function fn in order of entry.
+func (r *Recording) Invocations(fn string) []*Frame {
+	idx := r.byFunc[fn]
+	out := make([]*Frame, len(idx))
+	for i, j := range idx {
+		out[i] = r.Frames[j]
+	}
+	return out
+}
+
+// HasFunc reports whether fn was invoked in the run.
+func (r *Recording) HasFunc(fn string) bool { return len(r.byFunc[fn]) > 0 }
+
+// Funcs returns the names of all recorded functions, sorted.
+func (r *Recording) Funcs() []string {
+	out := make([]string, 0, len(r.byFunc))
+	for fn := range r.byFunc {
+		out = append(out, fn)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// UnknownFuncError is returned for a function name that the recording does
+// not hold; Suggestions are the nearest recorded names.
+type UnknownFuncError struct {
+	Func        string
+	Suggestions []string
+}
+
+func (e *UnknownFuncError) Error() string {
+	msg := fmt.Sprintf("no function %q in the recording", e.Func)
+	if len(e.Suggestions) > 0 {
+		msg += "; did you mean " + strings.Join(e.Suggestions, " or ") + "?"
+	}
+	return msg
+}
+
+// UnknownFIDError is returned for a frame id that the recording does not hold.
+type UnknownFIDError struct {
+	FID FID
+	// Count is how many invocations the function has (0: never invoked).
+	Count       int
+	Suggestions []string
+}
+
+func (e *UnknownFIDError) Error() string {
+	if e.Count > 0 {
+		return fmt.Sprintf("no frame %s in the recording: %s was invoked %d time(s), use %s#1 to %s#%d",
+			e.FID, e.FID.Func, e.Count, e.FID.Func, e.FID.Func, e.Count)
+	}
+	msg := fmt.Sprintf("no frame %s in the recording: %s was never invoked", e.FID, e.FID.Func)
+	if len(e.Suggestions) > 0 {
+		msg += "; did you mean " + strings.Join(e.Suggestions, " or ") + "?"
+	}
+	return msg
+}
+
+// CheckFunc returns an *UnknownFuncError with suggestions when fn was not
+// recorded.
+func (r *Recording) CheckFunc(fn string) error {
+	if r.HasFunc(fn) {
+		return nil
+	}
+	return &UnknownFuncError{Func: fn, Suggestions: Nearest(fn, r.Funcs(), 3)}
+}
+
+// Frame returns the frame with the given FID or an *UnknownFIDError.
+func (r *Recording) Frame(fid FID) (*Frame, error) {
+	if f, ok := r.Lookup(fid); ok {
+		return f, nil
+	}
+	e := &UnknownFIDError{FID: fid, Count: len(r.byFunc[fid.Func])}
+	if e.Count == 0 {
+		e.Suggestions = Nearest(fid.Func, r.Funcs(), 3)
+	}
+	return nil, e
+}

@@ -1,0 +1,139 @@
+// Package trace holds adi's data model: frame identifiers, recorded values,
+// Frames, the Recording T of a whole run and the Frame Lifetime Traces (FLT)
+// built for single invocations. It has no dependency on Delve: the recorder
+// fills these structures, everything else (session, adapter, agent) reads them.
+package trace
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// FID identifies one invocation of a function in a recorded run: Func is the
+// fully qualified Go name as the runtime prints it (generic functions by their
+// generic name), Index is the 1-based invocation count of Func in order of
+// entry. Written "main.fib#3".
+type FID struct {
+	Func  string
+	Index int
+}
+
+func (f FID) String() string {
+	if f.Func == "" {
+		return ""
+	}
+	return f.Func + "#" + strconv.Itoa(f.Index)
+}
+
+// IsZero reports whether f names no frame.
+func (f FID) IsZero() bool { return f.Func == "" }
+
+// ErrBadFID is returned by ParseFID for text that is not of the form FUNC#N.
+var ErrBadFID = errors.New("malformed frame id")
+
+// ParseFID parses "pkg.Func#N". N must be a positive integer.
+func ParseFID(s string) (FID, error) {
+	i := strings.LastIndexByte(s, '#')
+	if i <= 0 || i == len(s)-1 {
+		return FID{}, fmt.Errorf("%w %q: want FUNC#N, e.g. main.fib#3", ErrBadFID, s)
+	}
+	n, err := strconv.Atoi(s[i+1:])
+	if err != nil || n < 1 {
+		return FID{}, fmt.Errorf("%w %q: the invocation index after '#' must be a positive integer", ErrBadFID, s)
+	}
+	return FID{Func: s[:i], Index: n}, nil
+}
+
+// Pos is a source position.
+type Pos struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+}
+
+func (p Pos) String() string {
+	if p.File == "" {
+		return "?"
+	}
+	return p.File + ":" + strconv.Itoa(p.Line)
+}
+
+// Exit says how a frame ended.
+type Exit string
+
+const (
+	Returned Exit = "returned" // normal return, Results are valid
+	Panicked Exit = "panicked" // unwound by a panic (recovered by a caller or not)
+	Goexited Exit = "goexit"   // unwound by runtime.Goexit (t.FailNow, t.Fatal)
+	Running  Exit = "running"  // still running when the run ended (or was cut)
+)
+
+// Frame is one entry of the index: one invocation of a user function.
+type Frame struct {
+	FID FID
+	// Seq is the frame's position in Recording.Frames (T).
+	Seq int
+	// Caller is the calling frame's FID, zero for a root frame. For the first
+	// frame of a goroutine it is the frame that ran the go statement, and Spawn
+	// is set.
+	Caller    FID
+	Spawn     bool
+	Goroutine int64
+	// CallSite is where the caller called (or spawned) this frame.
+	CallSite Pos
+	// Decl is where the function is declared.
+	Decl    Pos
+	Args    []Value
+	Results []Value
+	Exit    Exit
+	// Panic is the rendered panic value for Exit == Panicked.
+	Panic string
+	// EntrySeq and ExitSeq order entries and exits of all frames of the run.
+	EntrySeq, ExitSeq uint64
+
+	// Parent is the Seq of the caller, -1 for a root frame; Children lists the
+	// Seqs of the callees (and spawned goroutines' first frames) in order.
+	Parent   int
+	Children []int
+}
+
+// Change is one element of ΔS: a variable created (Old == nil) or changed.
+type Change struct {
+	Var string
+	Old *Value
+	New Value
+}
+
+// Step is one executed statement of an FLT.
+type Step struct {
+	Pos
+	Stmt    string
+	Changes []Change
+	Callees []FID
+	// Iteration numbers the step's enclosing loop iteration when it is part of
+	// a loop (0 outside loops); set by loop summarisation.
+	Iteration int
+}
+
+// Skip summarises loop iterations left out of an FLT's steps.
+type Skip struct {
+	// After is the index in Steps after which the iterations were left out.
+	After int `json:"after"`
+	// Line is the loop header line.
+	Line       int `json:"line"`
+	Iterations int `json:"iterations"`
+	Steps      int `json:"steps"`
+	// Callees made by the skipped steps, so that none is lost to navigation.
+	Callees []FID `json:"callees,omitempty"`
+}
+
+// FLT is the Frame Lifetime Trace of one invocation.
+type FLT struct {
+	Frame   *Frame
+	Steps   []Step
+	Skipped []Skip
+	// Truncated is set when the step limit cut the trace; Note says why.
+	Truncated bool
+	Note      string
+}
