@@ -1,0 +1,216 @@
+package engine
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/go-delve/delve/pkg/proc"
+	"github.com/go-delve/delve/service/api"
+	"github.com/go-delve/delve/service/debugger"
+)
+
+// launchMu serialises launches: Delve starts the target with the environment
+// of this process, so an environment override is applied to the process for
+// the duration of one launch. It is the one piece of global state the engine
+// keeps, forced on it by Delve's API.
+var launchMu sync.Mutex
+
+// Program is what the engine runs: a built binary with its arguments.
+type Program struct {
+	Path string
+	Args []string
+	Dir  string
+	// Env overrides or adds environment variables ("K=V") for the target.
+	Env []string
+	// Stdin is a file whose contents the target reads as standard input; ""
+	// gives it an empty standard input.
+	Stdin string
+	// ModulePath is the main module's path; functions in it (and in package
+	// main) are user code.
+	ModulePath string
+}
+
+// process is one run of the target under Delve, with its output captured.
+type process struct {
+	d      *debugger.Debugger
+	stdout *capture
+	stderr *capture
+	done   sync.Once
+}
+
+// capture collects a stream of the target's output, bounded in memory: past
+// max bytes only the last max bytes are kept.
+type capture struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	max   int
+	lost  int
+	wg    sync.WaitGroup
+	tee   io.Writer
+	teeMu *sync.Mutex
+}
+
+func newCapture(r *os.File, max int, tee io.Writer, teeMu *sync.Mutex) *capture {
+	c := &capture{max: max, tee: tee, teeMu: teeMu}
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		defer r.Close()
+		b := make([]byte, 32*1024)
+		for {
+			n, err := r.Read(b)
+			if n > 0 {
+				c.write(b[:n])
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return c
+}
+
+func (c *capture) write(p []byte) {
+	if c.tee != nil {
+		c.teeMu.Lock()
+		c.tee.Write(p)
+		c.teeMu.Unlock()
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.buf.Write(p)
+	if over := c.buf.Len() - c.max; over > 0 {
+		c.lost += over
+		c.buf.Next(over)
+	}
+}
+
+// String waits for the stream to end and returns what was kept.
+func (c *capture) String() string {
+	c.wg.Wait()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.lost > 0 {
+		return fmt.Sprintf("[adi: first %d bytes of output dropped]\n", c.lost) + c.buf.String()
+	}
+	return c.buf.String()
+}
+
+// launch starts prog stopped at its first instruction. The caller must call
+// kill when done with it; output streams end when the process does.
+func launch(prog *Program, maxOutput int, tee io.Writer) (*process, error) {
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return nil, err
+	}
+	teeMu := new(sync.Mutex)
+	p := &process{
+		stdout: newCapture(outR, maxOutput, tee, teeMu),
+		stderr: newCapture(errR, maxOutput, tee, teeMu),
+	}
+	cfg := &debugger.Config{
+		WorkingDir: prog.Dir,
+		Backend:    "native",
+		Stdin:      prog.Stdin,
+		Stdout:     proc.OutputRedirect{File: outW},
+		Stderr:     proc.OutputRedirect{File: errW},
+	}
+	args := append([]string{prog.Path}, prog.Args...)
+
+	launchMu.Lock()
+	restore := setenv(prog.Env)
+	p.d, err = debugger.New(cfg, args)
+	restore()
+	launchMu.Unlock()
+	if err != nil {
+		// Delve closes the write ends once the child has them; on failure
+		// they may still be open.
+		outW.Close()
+		errW.Close()
+		return nil, fmt.Errorf("starting %s under the debugger: %w", prog.Path, err)
+	}
+	return p, nil
+}
+
+// setenv applies "K=V" overrides to this process and returns a function that
+// undoes them.
+func setenv(env []string) func() {
+	type old struct {
+		k, v string
+		ok   bool
+	}
+	var olds []old
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		ov, ok := os.LookupEnv(k)
+		olds = append(olds, old{k, ov, ok})
+		os.Setenv(k, v)
+	}
+	return func() {
+		for i := len(olds) - 1; i >= 0; i-- {
+			if olds[i].ok {
+				os.Setenv(olds[i].k, olds[i].v)
+			} else {
+				os.Unsetenv(olds[i].k)
+			}
+		}
+	}
+}
+
+// kill ends the process (if still alive) and releases the debugger.
+func (p *process) kill() {
+	p.done.Do(func() {
+		if p.d == nil {
+			return
+		}
+		if err := p.d.Detach(true); err != nil {
+			// The process may already be gone; nothing more can be done.
+			_ = err
+		}
+	})
+}
+
+// exited reports whether err says the target process has exited, and its
+// exit status.
+func exited(err error) (int, bool) {
+	var pe proc.ErrProcessExited
+	if errors.As(err, &pe) {
+		return pe.Status, true
+	}
+	return 0, false
+}
+
+// setBreakpoint creates one logical breakpoint on the given addresses.
+func (p *process) setBreakpoint(addrs []uint64) (int, error) {
+	bp, err := p.d.CreateBreakpoint(&api.Breakpoint{Addrs: addrs}, "", nil, false)
+	if err != nil {
+		return 0, err
+	}
+	return bp.ID, nil
+}
+
+// setFuncBreakpoint creates a logical breakpoint at the entry of the named
+// function (after its prologue).
+func (p *process) setFuncBreakpoint(fn string) (int, error) {
+	bp, err := p.d.CreateBreakpoint(&api.Breakpoint{FunctionName: fn}, "", nil, false)
+	if err != nil {
+		return 0, err
+	}
+	return bp.ID, nil
+}
+
+func (p *process) clearBreakpoint(id int) error {
+	_, err := p.d.ClearBreakpoint(&api.Breakpoint{ID: id})
+	return err
+}

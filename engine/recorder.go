@@ -1,0 +1,635 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/go-delve/delve/pkg/proc"
+
+	"github.com/adi-go/adi/engine/trace"
+)
+
+// RecordOptions configure one recording.
+type RecordOptions struct {
+	Limits Limits
+	// Trace adds functions outside the main module whose names match one of
+	// these regular expressions (e.g. "^strings\\.").
+	Trace []string
+	// Timeout kills the run after this long (0: no limit). The frames
+	// recorded until then are kept, and the recording says it is partial.
+	Timeout time.Duration
+	// Output, when set, receives the target's stdout and stderr as they are
+	// produced (they are captured in the Outcome either way).
+	Output io.Writer
+	// Progress, when set, is called every few thousand frames.
+	Progress func(frames int)
+}
+
+// Breakpoint roles of the recorder.
+const (
+	roleEntry = iota + 1
+	roleReturn
+	roleNewproc
+	rolePanic
+	roleGoexit
+)
+
+// recorder builds the index (T) of one run with Delve breakpoints on the
+// entry and every return instruction of each user function.
+type recorder struct {
+	p    *process
+	grp  *proc.TargetGroup
+	tgt  *proc.Target
+	bi   *proc.BinaryInfo
+	prog *Program
+	opts RecordOptions
+	lim  Limits
+	cfg  proc.LoadConfig
+
+	roles map[int]int             // logical breakpoint id → role
+	funcs map[*proc.Function]*ufn // user functions
+
+	rec    *trace.Recording
+	counts map[string]int
+	seq    uint64
+	stacks map[int64][]open // per goroutine: the open user frames, outermost first
+	spawns []spawn          // go statements whose goroutine has not started yet
+	panics map[int64]string // per goroutine: the panic in flight
+	goexit map[int64]bool   // per goroutine: runtime.Goexit in progress
+	fatal  *trace.PanicInfo
+	full   bool // MaxFrames reached: no more frames are recorded
+}
+
+// ufn is a user function the recorder watches.
+type ufn struct {
+	name string // fid name: generic functions without type parameters
+	decl trace.Pos
+}
+
+// open is a frame that has been entered and not yet left.
+type open struct {
+	frame int   // index in rec.Frames
+	off   int64 // frame's CFA relative to the goroutine's stack top: stable when the stack moves
+}
+
+type spawn struct {
+	goid int64
+	gopc uint64
+	by   int // index in rec.Frames of the frame that ran the go statement
+	site trace.Pos
+}
+
+// Record runs prog once under Delve and returns the index of every
+// invocation of its user functions.
+func Record(ctx context.Context, prog *Program, opts RecordOptions) (*trace.Recording, error) {
+	lim := opts.Limits.withDefaults()
+	p, err := launch(prog, lim.MaxOutput, opts.Output)
+	if err != nil {
+		return nil, err
+	}
+	defer p.kill()
+	r := &recorder{
+		p: p, prog: prog, opts: opts, lim: lim, cfg: lim.loadConfig(),
+		roles:  map[int]int{},
+		funcs:  map[*proc.Function]*ufn{},
+		rec:    &trace.Recording{},
+		counts: map[string]int{},
+		stacks: map[int64][]open{},
+		panics: map[int64]string{},
+		goexit: map[int64]bool{},
+	}
+	if err := r.setup(); err != nil {
+		return nil, err
+	}
+	if opts.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, opts.Timeout)
+		defer cancel()
+	}
+	stop := context.AfterFunc(ctx, func() { r.grp.RequestManualStop() })
+	defer stop()
+
+	status, err := r.run(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p.kill()
+	r.finish(status, ctx.Err())
+	return r.rec, nil
+}
+
+// setup finds the user functions and sets the recorder's breakpoints.
+func (r *recorder) setup() error {
+	grp, unlock := r.p.d.LockTargetGroup()
+	r.grp = grp
+	r.tgt = grp.Selected
+	r.bi = r.tgt.BinInfo()
+	var extra []*regexp.Regexp
+	for _, pat := range r.opts.Trace {
+		re, err := regexp.Compile(pat)
+		if err != nil {
+			unlock()
+			return fmt.Errorf("bad --trace pattern %q: %v", pat, err)
+		}
+		extra = append(extra, re)
+	}
+	var entries, returns []uint64
+	for i := range r.bi.Functions {
+		fn := &r.bi.Functions[i]
+		if !r.isUser(fn, extra) {
+			continue
+		}
+		pc, err := proc.FirstPCAfterPrologue(r.tgt, fn, false)
+		if err != nil {
+			continue
+		}
+		rets, err := returnPCs(r.tgt, fn)
+		if err != nil || len(rets) == 0 {
+			continue
+		}
+		file, line := r.bi.EntryLineForFunc(fn)
+		r.funcs[fn] = &ufn{name: fn.NameWithoutTypeParams(), decl: trace.Pos{File: file, Line: line}}
+		entries = append(entries, pc)
+		returns = append(returns, rets...)
+	}
+	unlock()
+	if len(entries) == 0 {
+		return fmt.Errorf("no functions of module %q found in %s: is it built from this module's source with debug information?", r.prog.ModulePath, r.prog.Path)
+	}
+	for _, b := range []struct {
+		role  int
+		addrs []uint64
+	}{{roleEntry, entries}, {roleReturn, returns}} {
+		id, err := r.p.setBreakpoint(b.addrs)
+		if err != nil {
+			return fmt.Errorf("setting recorder breakpoints: %w", err)
+		}
+		r.roles[id] = b.role
+	}
+	for _, b := range []struct {
+		role int
+		fn   string
+	}{{roleNewproc, "runtime.newproc"}, {rolePanic, "runtime.(*_panic).nextDefer"}, {roleGoexit, "runtime.Goexit"}} {
+		id, err := r.p.setFuncBreakpoint(b.fn)
+		if err != nil {
+			continue // not linked into this binary: nothing to watch
+		}
+		r.roles[id] = b.role
+	}
+	return nil
+}
+
+// isUser reports whether fn belongs to the target's own code: package main
+// or the main module, written by a person (not a compiler wrapper), or
+// matched by a --trace pattern.
+func (r *recorder) isUser(fn *proc.Function, extra []*regexp.Regexp) bool {
+	if fn.Entry == 0 || fn.Trampoline {
+		return false
+	}
+	name := fn.Name
+	if strings.Contains(name, ".deferwrap") || strings.Contains(name, ".gowrap") ||
+		strings.HasPrefix(name, "type:") || strings.HasSuffix(name, "-fm") {
+		return false
+	}
+	for _, re := range extra {
+		if re.MatchString(name) {
+			return true
+		}
+	}
+	file, _, _ := r.bi.PCToLine(fn.Entry)
+	if file == "" || file == "<autogenerated>" || strings.HasSuffix(file, "_testmain.go") {
+		return false
+	}
+	pkg := fn.PackageName()
+	mod := r.prog.ModulePath
+	return pkg == "main" || mod != "" && (pkg == mod || strings.HasPrefix(pkg, mod+"/") || strings.HasPrefix(pkg, mod+"_test"))
+}
+
+// returnPCs lists the addresses of fn's return instructions.
+func returnPCs(tgt *proc.Target, fn *proc.Function) ([]uint64, error) {
+	insts, err := proc.Disassemble(tgt.Memory(), nil, tgt.Breakpoints(), tgt.BinInfo(), fn.Entry, fn.End)
+	if err != nil {
+		return nil, err
+	}
+	var pcs []uint64
+	for i := range insts {
+		if insts[i].IsRet() {
+			pcs = append(pcs, insts[i].Loc.PC)
+		}
+	}
+	return pcs, nil
+}
+
+// run continues the target from stop to stop until it exits, and returns
+// its exit status.
+func (r *recorder) run(ctx context.Context) (int, error) {
+	for {
+		if ctx.Err() != nil {
+			return -1, nil
+		}
+		grp, unlock := r.p.d.LockTargetGroup()
+		err := grp.Continue()
+		if status, ok := exited(err); ok {
+			unlock()
+			return status, nil
+		}
+		if err != nil {
+			unlock()
+			if ctx.Err() != nil {
+				return -1, nil
+			}
+			return 0, fmt.Errorf("recording: %w", err)
+		}
+		for _, th := range grp.Selected.ThreadList() {
+			bs := th.Breakpoint()
+			if bs == nil || bs.Breakpoint == nil || !bs.Active {
+				continue
+			}
+			r.event(th, bs.Breakpoint)
+		}
+		full := r.full
+		unlock()
+		if full {
+			if err := r.stopRecording(); err != nil {
+				return 0, err
+			}
+		}
+		if r.opts.Progress != nil && len(r.rec.Frames)%4096 == 0 && len(r.rec.Frames) > 0 {
+			r.opts.Progress(len(r.rec.Frames))
+		}
+	}
+}
+
+// stopRecording clears the recorder's breakpoints once MaxFrames is reached;
+// the run goes on to its end so that its outcome is known.
+func (r *recorder) stopRecording() error {
+	for id, role := range r.roles {
+		if role == roleEntry || role == roleReturn || role == roleNewproc {
+			if err := r.p.clearBreakpoint(id); err != nil {
+				return err
+			}
+			delete(r.roles, id)
+		}
+	}
+	r.rec.Partial = fmt.Sprintf("frame limit reached: only the first %d frames were recorded (raise --max-frames)", r.lim.MaxFrames)
+	r.full = false
+	return nil
+}
+
+// event handles one breakpoint hit on thread th.
+func (r *recorder) event(th proc.Thread, bp *proc.Breakpoint) {
+	if bp.Logical == nil {
+		return
+	}
+	switch bp.Logical.Name {
+	case proc.UnrecoveredPanic, proc.FatalThrow:
+		r.fatalStop(th)
+		return
+	}
+	g, err := proc.GetG(th)
+	if err != nil || g == nil {
+		return
+	}
+	switch r.roles[bp.Logical.LogicalID] {
+	case roleEntry:
+		r.enter(th, g)
+	case roleReturn:
+		r.leave(th, g)
+	case roleNewproc:
+		r.newproc(th, g)
+	case rolePanic:
+		if msg := r.panicValue(th); msg != "" {
+			r.panics[g.ID] = msg
+		}
+	case roleGoexit:
+		r.goexit[g.ID] = true
+	}
+}
+
+// enter records a new frame.
+func (r *recorder) enter(th proc.Thread, g *proc.G) {
+	if r.full {
+		return
+	}
+	st, err := proc.ThreadStacktrace(r.tgt, th, 2)
+	if err != nil || len(st) == 0 || st[0].Current.Fn == nil {
+		return
+	}
+	u := r.funcs[st[0].Current.Fn]
+	if u == nil {
+		return
+	}
+	off := st[0].FrameOffset()
+	stack := r.unwindTo(g.ID, off, false)
+
+	r.counts[u.name]++
+	f := &trace.Frame{
+		FID:       trace.FID{Func: u.name, Index: r.counts[u.name]},
+		Goroutine: g.ID,
+		Decl:      u.decl,
+		Exit:      trace.Running,
+		EntrySeq:  r.next(),
+	}
+	caller, site, spawned := r.callerOf(th, g, st, stack)
+	if caller >= 0 {
+		f.Caller = r.rec.Frames[caller].FID
+		f.CallSite = site
+		f.Spawn = spawned
+	}
+	if scope, err := proc.GoroutineScope(r.tgt, th); err == nil {
+		if vars, err := scope.FunctionArguments(r.cfg); err == nil {
+			f.Args = convertVars(filterVars(vars, false))
+		}
+	}
+	r.rec.Frames = append(r.rec.Frames, f)
+	r.stacks[g.ID] = append(r.stacks[g.ID], open{frame: len(r.rec.Frames) - 1, off: off})
+	if len(r.rec.Frames) >= r.lim.MaxFrames {
+		r.full = true
+	}
+}
+
+// callerOf finds the frame that called (or spawned) the frame being entered.
+func (r *recorder) callerOf(th proc.Thread, g *proc.G, st []proc.Stackframe, stack []open) (caller int, site trace.Pos, spawned bool) {
+	if len(st) > 1 && st[1].Current.Fn != nil && r.funcs[st[1].Current.Fn] != nil && len(stack) > 0 &&
+		stack[len(stack)-1].off == st[1].FrameOffset() {
+		// The common case: called directly by the innermost open frame.
+		return stack[len(stack)-1].frame, trace.Pos{File: st[1].Call.File, Line: st[1].Call.Line}, false
+	}
+	deep, err := proc.ThreadStacktrace(r.tgt, th, 64)
+	if err == nil {
+		for i := 1; i < len(deep); i++ {
+			fn := deep[i].Current.Fn
+			if fn == nil {
+				continue
+			}
+			if fn.Name == "runtime.gopanic" {
+				// A deferred call run by a panic belongs to the frame that
+				// deferred it, not to the panicking frame below.
+				owner := deferOwner(deep[i-1].Current.Fn, st[0].Current.Fn)
+				for j := len(stack) - 1; j >= 0; j-- {
+					if r.rec.Frames[stack[j].frame].FID.Func == owner {
+						return stack[j].frame, trace.Pos{File: deep[i+1].Call.File, Line: deep[i+1].Call.Line}, false
+					}
+				}
+				continue
+			}
+			if r.funcs[fn] == nil {
+				continue
+			}
+			off := deep[i].FrameOffset()
+			for j := len(stack) - 1; j >= 0; j-- {
+				if stack[j].off == off {
+					return stack[j].frame, trace.Pos{File: deep[i].Call.File, Line: deep[i].Call.Line}, false
+				}
+			}
+		}
+	}
+	if len(stack) == 0 {
+		for i, s := range r.spawns {
+			if s.gopc == g.GoPC {
+				r.spawns = append(r.spawns[:i], r.spawns[i+1:]...)
+				return s.by, s.site, true
+			}
+		}
+	}
+	return -1, trace.Pos{}, false
+}
+
+// deferOwner names the function that deferred a call run by gopanic: the
+// deferwrap's or closure's enclosing function.
+func deferOwner(called, entered *proc.Function) string {
+	name := entered.NameWithoutTypeParams()
+	if called != nil && strings.Contains(called.Name, ".deferwrap") {
+		name = called.NameWithoutTypeParams()
+		return name[:strings.Index(name, ".deferwrap")]
+	}
+	if i := strings.LastIndex(name, ".func"); i > 0 {
+		return name[:i]
+	}
+	return name
+}
+
+// leave records the exit of the frame returning on g.
+func (r *recorder) leave(th proc.Thread, g *proc.G) {
+	st, err := proc.ThreadStacktrace(r.tgt, th, 0)
+	if err != nil || len(st) == 0 {
+		return
+	}
+	off := st[0].FrameOffset()
+	stack := r.unwindTo(g.ID, off, true)
+	if len(stack) == 0 || stack[len(stack)-1].off != off {
+		return // entered before recording started, or after it stopped
+	}
+	f := r.rec.Frames[stack[len(stack)-1].frame]
+	r.stacks[g.ID] = stack[:len(stack)-1]
+	f.Exit = trace.Returned
+	f.ExitSeq = r.next()
+	if scope, err := proc.GoroutineScope(r.tgt, th); err == nil {
+		if vars, err := scope.FunctionArguments(r.cfg); err == nil {
+			f.Results = convertVars(filterVars(vars, true))
+		}
+	}
+}
+
+// unwindTo pops the open frames of goroutine goid that are at offset off or
+// deeper (at is true: strictly deeper); they were left without a return, so
+// a panic or runtime.Goexit unwound them.
+func (r *recorder) unwindTo(goid int64, off int64, keepAt bool) []open {
+	stack := r.stacks[goid]
+	unwound := false
+	for len(stack) > 0 {
+		top := stack[len(stack)-1]
+		if top.off > off || keepAt && top.off == off {
+			break
+		}
+		r.unwound(goid, r.rec.Frames[top.frame])
+		unwound = true
+		stack = stack[:len(stack)-1]
+	}
+	r.stacks[goid] = stack
+	if unwound && keepAt {
+		// A frame returned normally after frames below it were unwound: the
+		// panic was recovered.
+		delete(r.panics, goid)
+	}
+	return stack
+}
+
+// unwound marks f as left without returning.
+func (r *recorder) unwound(goid int64, f *trace.Frame) {
+	f.ExitSeq = r.next()
+	switch {
+	case r.panics[goid] != "":
+		f.Exit, f.Panic = trace.Panicked, r.panics[goid]
+	case r.goexit[goid]:
+		f.Exit = trace.Goexited
+	default:
+		f.Exit = trace.Running
+	}
+}
+
+// newproc notes a go statement run by the innermost open frame of g.
+func (r *recorder) newproc(th proc.Thread, g *proc.G) {
+	stack := r.stacks[g.ID]
+	if len(stack) == 0 {
+		return
+	}
+	st, err := proc.ThreadStacktrace(r.tgt, th, 1)
+	if err != nil || len(st) < 2 {
+		return
+	}
+	r.spawns = append(r.spawns, spawn{
+		goid: g.ID,
+		gopc: st[1].Current.PC,
+		by:   stack[len(stack)-1].frame,
+		site: trace.Pos{File: st[1].Call.File, Line: st[1].Call.Line},
+	})
+}
+
+// panicValue renders the value of a panic in flight on th, or "" when the
+// stop is not a panic's. The breakpoint is on runtime.(*_panic).nextDefer,
+// which runs for every deferred call: of a panic, of runtime.Goexit and of a
+// normal return (deferreturn). At the entry of gopanic its argument is not
+// readable yet.
+func (r *recorder) panicValue(th proc.Thread) string {
+	scope, err := proc.GoroutineScope(r.tgt, th)
+	if err != nil {
+		return ""
+	}
+	p, err := scope.EvalExpression("*p", r.cfg)
+	if err != nil {
+		return ""
+	}
+	v := convertValue(apiVar(p))
+	for _, flag := range []string{"deferreturn", "goexit"} {
+		if c, ok := v.Child(flag); !ok || c.Text != "false" {
+			return ""
+		}
+	}
+	arg, ok := v.Child("arg")
+	if !ok {
+		return ""
+	}
+	return panicText(*arg)
+}
+
+// fatalStop captures the stack of an unrecovered panic or fatal error.
+func (r *recorder) fatalStop(th proc.Thread) {
+	g, err := proc.GetG(th)
+	if err != nil || g == nil {
+		return
+	}
+	info := &trace.PanicInfo{Value: r.panics[g.ID], Goroutine: g.ID}
+	st, err := proc.ThreadStacktrace(r.tgt, th, 64)
+	if err == nil {
+		stack := r.stacks[g.ID]
+		for _, fr := range st {
+			if fr.Current.Fn == nil {
+				continue
+			}
+			e := trace.StackEntry{Func: fr.Current.Fn.Name, Pos: trace.Pos{File: fr.Current.File, Line: fr.Current.Line}}
+			if r.funcs[fr.Current.Fn] != nil {
+				e.Func = r.funcs[fr.Current.Fn].name
+				for j := len(stack) - 1; j >= 0; j-- {
+					if stack[j].off == fr.FrameOffset() {
+						e.FID = r.rec.Frames[stack[j].frame].FID
+						if info.Frame.IsZero() {
+							info.Frame = e.FID
+						}
+						break
+					}
+				}
+			}
+			info.Stack = append(info.Stack, e)
+		}
+	}
+	r.fatal = info
+}
+
+func (r *recorder) next() uint64 {
+	r.seq++
+	return r.seq
+}
+
+// finish fills the outcome once the process has ended.
+func (r *recorder) finish(status int, ctxErr error) {
+	out := &r.rec.Outcome
+	out.ExitCode = status
+	out.Stdout = r.p.stdout.String()
+	out.Stderr = r.p.stderr.String()
+	if ctxErr != nil {
+		out.Killed = true
+		out.ExitCode = -1
+		msg := "the run was stopped"
+		if r.opts.Timeout > 0 {
+			msg = fmt.Sprintf("the run was killed after the timeout of %s (raise --timeout)", r.opts.Timeout)
+		}
+		r.rec.Partial = strings.TrimPrefix(r.rec.Partial+"; "+msg, "; ")
+	}
+	if r.fatal != nil {
+		if msg := panicMessage(out.Stderr); msg != "" {
+			r.fatal.Value = msg
+		}
+		out.Panic = r.fatal
+	}
+	for goid, stack := range r.stacks {
+		for _, o := range stack {
+			f := r.rec.Frames[o.frame]
+			if r.fatal != nil && goid == r.fatal.Goroutine {
+				f.Exit, f.Panic = trace.Panicked, r.fatal.Value
+			}
+		}
+	}
+	out.FailedTests = failedTests(out.Stdout)
+	r.rec.Index()
+}
+
+// panicMessage extracts the message of the first "panic: " or "fatal error: "
+// line of a Go program's standard error.
+func panicMessage(stderr string) string {
+	for _, line := range strings.Split(stderr, "\n") {
+		for _, p := range []string{"panic: ", "fatal error: "} {
+			if msg, ok := strings.CutPrefix(line, p); ok {
+				if i := strings.Index(msg, " [recovered"); i >= 0 {
+					msg = msg[:i]
+				}
+				if p == "fatal error: " {
+					msg = p + msg
+				}
+				return msg
+			}
+		}
+	}
+	return ""
+}
+
+// failedTests lists the tests that the testing package reports as failed,
+// subtests by their full name.
+func failedTests(stdout string) []string {
+	var out []string
+	for _, line := range strings.Split(stdout, "\n") {
+		t := strings.TrimLeft(line, " ")
+		if rest, ok := strings.CutPrefix(t, "--- FAIL: "); ok {
+			if i := strings.Index(rest, " ("); i >= 0 {
+				rest = rest[:i]
+			}
+			out = append(out, rest)
+		}
+	}
+	return out
+}
+
+// filterVars keeps the arguments (results false) or the results (true).
+func filterVars(vars []*proc.Variable, results bool) []*proc.Variable {
+	out := vars[:0:0]
+	for _, v := range vars {
+		if (v.Flags&proc.VariableReturnArgument != 0) == results {
+			out = append(out, v)
+		}
+	}
+	return out
+}
