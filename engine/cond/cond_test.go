@@ -113,6 +113,8 @@ func frame() []trace.Value {
 	p := ptrV("p", "*main.T", &inner)
 	s := strV("", "in iface")
 	arr2 := listV("", "[2]int", trace.KindArray, 2, intV("", 4), intV("", 5))
+	cutField := structV("cst", "main.T", intV("X", 1), cutStrV("Name", "lo", 100))
+	cutField.Cut = true
 	cutStruct := trace.Value{Type: "main.T", Kind: trace.KindStruct, Text: "main.T{…}", Cut: true}
 	return []trace.Value{
 		intV("n", 42),
@@ -150,6 +152,7 @@ func frame() []trace.Value {
 		mapV("mp", "map[string]int", 2, intV(`"k"`, 1), intV(`"j"`, 2)),
 		mapV("im", "map[int]string", 1, strV("3", "three")),
 		mapV("cutmap", "map[string]int", 50, intV(`"a"`, 1)),
+		mapV("longkeys", "map[string]int", 1, intV(`"abcdef"…+100 more`, 1)),
 		{Name: "nilmap", Type: "map[string]int", Kind: trace.KindMap, Text: "nil", Nil: true},
 		ifaceV("err", "error", nil),
 		ifaceV("ie", "any", &seven),
@@ -161,6 +164,12 @@ func frame() []trace.Value {
 		{Name: "icut", Type: "any", Kind: trace.KindInterface, Text: "main.T{…}", Cut: true},
 		scalar("color", "main.Color", trace.KindInt, "Red"),
 		{Name: "nolen", Type: "string", Kind: trace.KindString, Text: `"ab"…+3 more`, Cut: true},
+		// Text cut for display (over 400 characters) inside the quotes.
+		{Name: "trunc", Type: "string", Kind: trace.KindString, Text: `"hello wor…`, Len: 500, Cut: true},
+		{Name: "truncEsc", Type: "string", Kind: trace.KindString, Text: `"ab\…`, Len: 500, Cut: true},
+		{Name: "truncHex", Type: "string", Kind: trace.KindString, Text: `"ab\x4…`, Len: 500, Cut: true},
+		// Cut because a field is: the fields are all there.
+		cutField,
 		{Name: "bad", Type: "int", Kind: trace.KindInt, Error: "could not read memory at 0x0"},
 	}
 }
@@ -325,6 +334,13 @@ func TestEval(t *testing.T) {
 		{"pa[1] == 5", true},
 		{"(*pa)[0] == 4", true},
 		{"len(nolen) == 5", true},
+		{"len(trunc) == 500", true},
+		{`trunc != "hello"`, true},
+		{"trunc[4] == 'o'", true},
+		{"truncEsc[1] == 'b'", true},
+		{"truncHex[1] == 'b'", true},
+		{"cst.X == 1", true},
+		{`cst.Name != "lo"`, true},
 		{`nolen != "abc"`, true},
 		{`nolen > "ab"`, true},
 		// interfaces
@@ -397,6 +413,8 @@ func TestEvalErrors(t *testing.T) {
 		{`mp["z"] == 1`, nil, `key "z" not in map mp`},
 		{`nilmap["z"] == 1`, nil, `key "z" not in map nilmap`},
 		{`im[4] == ""`, nil, "key 4 not in map im"},
+		{`longkeys["abcdefgh"] == 1`, ErrCut, `key "abcdefgh" of longkeys may be the recorded key "abcdef"…+100 more, which was cut at recording time; raise --max-string`},
+		{`longkeys["abc"] == 1`, nil, `key "abc" not in map longkeys`},
 		{"bad == 1", nil, "cannot read bad: could not read memory at 0x0"},
 		{"b && bad == 1", nil, "cannot read bad"},
 		{"ie < nil", ErrType, "not defined on nil"},
@@ -406,15 +424,19 @@ func TestEvalErrors(t *testing.T) {
 		{`mp[is] == 1`, nil, `key "in iface" not in map mp`},
 		{`nolen == "abcde"`, ErrCut, "nolen was cut at recording time (2 of 5 bytes recorded)"},
 		// cut values
+		{"trunc[9] == 1", ErrCut, "trunc was cut at recording time (9 of 500 bytes recorded); raise --max-string"},
+		{"truncEsc[2] == 1", ErrCut, "(2 of 500 bytes recorded)"},
+		{"truncHex[2] == 1", ErrCut, "(2 of 500 bytes recorded)"},
+		{"cst.Y == 1", ErrType, "cst (main.T) has no field Y; it has: X, Name"},
 		{"icut == 1", ErrCut, "the dynamic value of icut (any) was cut"},
 		{`cs == cs2`, ErrCut, "cs was cut at recording time (5 of 1000 bytes recorded), so cs == cs2 cannot be decided; raise --max-string"},
 		{`cs > "hello, world"`, ErrCut, "--max-string"},
 		{`"" + cs <= cs2`, ErrCut, "--max-string"},
 		{"cs[10] == 1", ErrCut, "--max-string"},
 		{`mp[cs] == 1`, ErrCut, "the key cs was cut"},
-		{"longxs[50] == 1", ErrCut, "longxs[50] was cut at recording time (2 of the 100 elements of longxs were recorded)"},
-		{`cutmap["b"] == 1`, ErrCut, `key "b" of cutmap was not recorded (1 of its 50 entries were)`},
-		{"dp.X == 1", ErrCut, "what dp points to was cut at recording time"},
+		{"longxs[50] == 1", ErrCut, "longxs[50] was cut at recording time (2 of the 100 elements of longxs were recorded); raise --max-elems"},
+		{`cutmap["b"] == 1`, ErrCut, `key "b" of cutmap was not recorded (1 of its 50 entries were); raise --max-elems`},
+		{"dp.X == 1", ErrCut, "what dp points to was cut at recording time; raise --max-depth"},
 		{"dsp.X == 1", ErrCut, "dsp.X was cut at recording time"},
 	}
 	lookup := lookupIn(frame())

@@ -24,12 +24,12 @@ var (
 	ErrCut = errors.New("value cut at recording time")
 )
 
-// What a caller can raise when a value was cut. Only the string limit has a
-// known flag; the others are described.
+// The recording limits to raise when a value was cut (engine.Limits:
+// MaxString, MaxDepth, MaxElems).
 const (
 	hintString = "raise --max-string"
-	hintDepth  = "raise the recording's depth limit"
-	hintElems  = "raise the recording's element limit"
+	hintDepth  = "raise --max-depth"
+	hintElems  = "raise --max-elems"
 )
 
 // supported lists the language for "not supported" messages.

@@ -166,7 +166,9 @@ func (e *evaluator) field(x value, name, expr string) (value, error) {
 	if f := findField(s.rec, name, 4); f != nil {
 		return recorded(f, expr)
 	}
-	if s.rec.Cut {
+	if s.rec.Cut && len(s.rec.Children) == 0 {
+		// The depth limit stopped loading the fields. (A struct is also
+		// Cut when only something inside a field was: its fields are there.)
 		return value{}, errorf(ErrCut, "%s was cut at recording time; %s", expr, hintDepth)
 	}
 	var have []string
@@ -281,7 +283,16 @@ func (e *evaluator) index(n *ast.IndexExpr) (value, error) {
 		return recorded(c, expr)
 	}
 	return value{}, errorf(ErrCut, "%s was cut at recording time (%d of the %d elements of %s were recorded); %s",
-		expr, len(x.rec.Children), x.rec.Len, x.expr, hintElems)
+		expr, len(x.rec.Children), x.rec.Len, x.expr, elemsHint(x.rec))
+}
+
+// elemsHint says which limit left elements of v out: the depth limit when
+// none was loaded, the element limit otherwise.
+func elemsHint(v *trace.Value) string {
+	if len(v.Children) == 0 {
+		return hintDepth
+	}
+	return hintElems
 }
 
 // intIndex returns an index operand as an int64.
@@ -337,9 +348,18 @@ func (e *evaluator) mapIndex(m, k value, expr string) (value, error) {
 	if c, ok := m.rec.Child(key); ok {
 		return recorded(c, expr)
 	}
-	if m.rec.Cut {
+	if k.kind == trace.KindString {
+		// A long string key was recorded cut, as `"abc"…+N more`.
+		for _, c := range m.rec.Children {
+			if p, rest := cutPrefix(c.Name); rest != "" && strings.HasPrefix(k.s.known, p) {
+				return value{}, errorf(ErrCut, "key %s of %s may be the recorded key %s, which was cut at recording time; %s",
+					key, m.expr, c.Name, hintString)
+			}
+		}
+	}
+	if int64(len(m.rec.Children)) < m.rec.Len {
 		return value{}, errorf(ErrCut, "key %s of %s was not recorded (%d of its %d entries were); %s",
-			key, m.expr, len(m.rec.Children), m.rec.Len, hintElems)
+			key, m.expr, len(m.rec.Children), m.rec.Len, elemsHint(m.rec))
 	}
 	return value{}, errorf(nil, "key %s not in map %s", key, m.expr)
 }

@@ -139,27 +139,19 @@ func recorded(rv *trace.Value, expr string) (value, error) {
 // decodeString reads a recorded string: all of it, or the prefix a cut
 // string kept (Text `"abc"…+N more`) with its full length from Len.
 func decodeString(rv *trace.Value, expr string) (strVal, error) {
-	bad := errorf(ErrType, "%s was recorded as %s, which is not a quoted string", expr, rv.Text)
 	if !rv.Cut {
 		s, err := strconv.Unquote(rv.Text)
 		if err != nil {
-			return strVal{}, bad
+			return strVal{}, errorf(ErrType, "%s was recorded as %s, which is not a quoted string", expr, rv.Text)
 		}
 		return strVal{s, int64(len(s))}, nil
 	}
-	q, err := strconv.QuotedPrefix(rv.Text)
-	if err != nil {
-		return strVal{}, bad
-	}
-	s, err := strconv.Unquote(q)
-	if err != nil {
-		return strVal{}, bad
-	}
+	s, rest := cutPrefix(rv.Text)
 	n := rv.Len
 	if n <= int64(len(s)) {
 		// No usable length: take the marker's "+N more", or at least
 		// say that something is missing.
-		more := strings.TrimSuffix(strings.TrimPrefix(rv.Text[len(q):], "…+"), " more")
+		more := strings.TrimSuffix(strings.TrimPrefix(rest, "…+"), " more")
 		m, err := strconv.ParseInt(more, 10, 64)
 		if err != nil || m < 1 {
 			m = 1
@@ -167,6 +159,30 @@ func decodeString(rv *trace.Value, expr string) (strVal, error) {
 		n = int64(len(s)) + m
 	}
 	return strVal{s, n}, nil
+}
+
+// cutPrefix returns the known prefix of a cut string's Text and what
+// follows the quoted part. The Text is `"abc"…+N more` when the string limit
+// cut the string, and may itself have been cut inside the quotes (`"abc…`)
+// when it was too long to display; the prefix is then what unquotes, possibly
+// nothing.
+func cutPrefix(text string) (prefix, rest string) {
+	if q, err := strconv.QuotedPrefix(text); err == nil {
+		if s, err := strconv.Unquote(q); err == nil {
+			return s, text[len(q):]
+		}
+	}
+	t := strings.TrimSuffix(text, "…")
+	for drop := 0; drop <= 12 && drop < len(t); drop++ {
+		c := t[:len(t)-drop]
+		if n := len(c) - len(strings.TrimRight(c, `\`)); n%2 == 1 {
+			continue // c ends inside an escape: \" would be a quote
+		}
+		if s, err := strconv.Unquote(c + `"`); err == nil {
+			return s, ""
+		}
+	}
+	return "", ""
 }
 
 func isNumber(v value) bool {
