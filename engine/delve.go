@@ -214,3 +214,8 @@ func (p *process) clearBreakpoint(id int) error {
 	_, err := p.d.ClearBreakpoint(&api.Breakpoint{ID: id})
 	return err
 }
+
+// halt stops a running process; safe to call from any goroutine.
+func (p *process) halt() {
+	p.d.Command(&api.DebuggerCommand{Name: api.Halt}, nil, nil, nil)
+}

@@ -1,0 +1,256 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/go-delve/delve/pkg/proc"
+	"github.com/go-delve/delve/service/api"
+
+	"github.com/adi-go/adi/engine/trace"
+)
+
+// ErrDiverged is returned when a re-execution does not reproduce the
+// recorded run: the program is not deterministic (time, randomness,
+// scheduling, the environment), so the deep tier cannot be trusted for it.
+var ErrDiverged = errors.New("re-execution diverged from the recording")
+
+// DivergenceError says where the re-execution differed.
+type DivergenceError struct {
+	FID    trace.FID
+	Detail string
+}
+
+func (e *DivergenceError) Error() string {
+	return fmt.Sprintf("%s at %s: %s; the program is not deterministic (time, randomness, goroutine scheduling or its environment), so adi cannot build a trustworthy trace of this frame", ErrDiverged, e.FID, e.Detail)
+}
+
+func (e *DivergenceError) Unwrap() error { return ErrDiverged }
+
+// inFrame is a live process stopped at the entry of a recorded frame.
+type inFrame struct {
+	p     *process
+	rec   *trace.Recording
+	frame *trace.Frame
+	fn    *proc.Function
+	goid  int64
+	off   int64 // the frame's CFA relative to its stack top
+	lim   Limits
+}
+
+// reach re-executes prog to the entry of frame f (the f.FID.Index-th
+// invocation of its function) and checks that the arguments there are the
+// recorded ones.
+func reach(ctx context.Context, prog *Program, rec *trace.Recording, f *trace.Frame, lim Limits) (*inFrame, error) {
+	p, err := launch(prog, lim.MaxOutput, nil)
+	if err != nil {
+		return nil, err
+	}
+	stop := context.AfterFunc(ctx, p.halt)
+	defer stop()
+	in, err := reachIn(ctx, p, f, lim)
+	if err != nil {
+		p.kill()
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("re-executing to %s: %w", f.FID, ctx.Err())
+		}
+		return nil, err
+	}
+	in.rec = rec
+	return in, nil
+}
+
+func reachIn(ctx context.Context, p *process, f *trace.Frame, lim Limits) (*inFrame, error) {
+	grp, unlock := p.d.LockTargetGroup()
+	bi := grp.Selected.BinInfo()
+	var addrs []uint64
+	fns := map[*proc.Function]bool{}
+	for i := range bi.Functions {
+		fn := &bi.Functions[i]
+		if fn.Entry == 0 || fn.NameWithoutTypeParams() != f.FID.Func {
+			continue
+		}
+		if pc, err := proc.FirstPCAfterPrologue(grp.Selected, fn, false); err == nil {
+			addrs = append(addrs, pc)
+			fns[fn] = true
+		}
+	}
+	unlock()
+	if len(addrs) == 0 {
+		return nil, &DivergenceError{FID: f.FID, Detail: "the function is not in the binary"}
+	}
+	id, err := p.setBreakpoint(addrs)
+	if err != nil {
+		return nil, err
+	}
+	cfg := lim.loadConfig()
+	hits := 0
+	for {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		grp, unlock := p.d.LockTargetGroup()
+		err := grp.Continue()
+		if _, ok := exited(err); ok {
+			unlock()
+			return nil, &DivergenceError{FID: f.FID, Detail: fmt.Sprintf("the program exited after only %d invocation(s) of %s", hits, f.FID.Func)}
+		}
+		if err != nil {
+			unlock()
+			return nil, err
+		}
+		for _, th := range grp.Selected.ThreadList() {
+			bs := th.Breakpoint()
+			if bs == nil || bs.Breakpoint == nil || !bs.Active || bs.Breakpoint.Logical == nil || bs.Breakpoint.Logical.LogicalID != id {
+				continue
+			}
+			hits++
+			if hits < f.FID.Index {
+				continue
+			}
+			in, err := enterFrame(grp.Selected, th, p, f, cfg)
+			unlock()
+			if err != nil {
+				return nil, err
+			}
+			in.lim = lim
+			if err := p.clearBreakpoint(id); err != nil {
+				return nil, err
+			}
+			return in, nil
+		}
+		unlock()
+	}
+}
+
+// enterFrame checks the arguments at the frame's entry and selects its
+// goroutine for stepping.
+func enterFrame(tgt *proc.Target, th proc.Thread, p *process, f *trace.Frame, cfg proc.LoadConfig) (*inFrame, error) {
+	g, err := proc.GetG(th)
+	if err != nil {
+		return nil, err
+	}
+	st, err := proc.ThreadStacktrace(tgt, th, 0)
+	if err != nil || len(st) == 0 {
+		return nil, fmt.Errorf("reading the stack at %s: %v", f.FID, err)
+	}
+	scope, err := proc.GoroutineScope(tgt, th)
+	if err != nil {
+		return nil, err
+	}
+	vars, err := scope.FunctionArguments(cfg)
+	if err != nil {
+		return nil, err
+	}
+	args := convertVars(filterVars(vars, false))
+	if d := diffArgs(f.Args, args); d != "" {
+		return nil, &DivergenceError{FID: f.FID, Detail: d}
+	}
+	if err := tgt.SwitchThread(th.ThreadID()); err != nil {
+		return nil, err
+	}
+	return &inFrame{p: p, frame: f, fn: st[0].Current.Fn, goid: g.ID, off: st[0].FrameOffset()}, nil
+}
+
+// diffArgs describes the first difference between recorded and observed
+// arguments, or returns "".
+func diffArgs(want, got []trace.Value) string {
+	if len(want) != len(got) {
+		return fmt.Sprintf("the frame has %d arguments, the recording %d", len(got), len(want))
+	}
+	for i := range want {
+		if !want[i].Same(&got[i]) {
+			return fmt.Sprintf("argument %s is %s, the recording has %s", want[i].Name, got[i].Text, want[i].Text)
+		}
+	}
+	return ""
+}
+
+// where says where the stepped goroutine is relative to the frame.
+type where int
+
+const (
+	inTarget where = iota // at a statement of the frame itself
+	inCallee              // in a function called (directly or not) by the frame
+	gone                  // the frame has returned or was unwound
+)
+
+// locate finds the frame on its goroutine's stack. For inCallee it also
+// returns the frame's direct callee.
+func (in *inFrame) locate() (where, *proc.Stackframe, int, error) {
+	st, err := in.p.d.Stacktrace(in.goid, 256, 0)
+	if err != nil {
+		return gone, nil, 0, err
+	}
+	for j := range st {
+		if st[j].Current.Fn == in.fn && st[j].FrameOffset() == in.off {
+			if j == 0 {
+				return inTarget, &st[0], st[0].Current.Line, nil
+			}
+			return inCallee, &st[j-1], st[j].Current.Line, nil
+		}
+	}
+	return gone, nil, 0, nil
+}
+
+// command runs one stepping command on the frame's goroutine. It reports
+// the process's exit and an unrecovered panic as ended.
+func (in *inFrame) command(name string) (state *api.DebuggerState, ended bool, err error) {
+	state, err = in.p.d.Command(&api.DebuggerCommand{Name: name, ReturnInfoLoadConfig: api.LoadConfigFromProc(&proc.LoadConfig{
+		FollowPointers: true, MaxVariableRecurse: in.lim.MaxDepth, MaxStringLen: in.lim.MaxString,
+		MaxArrayValues: in.lim.MaxElems, MaxStructFields: -1,
+	})}, nil, nil, nil)
+	if err != nil {
+		if _, ok := exited(err); ok {
+			return state, true, nil
+		}
+		return nil, false, err
+	}
+	if state.Exited {
+		return state, true, nil
+	}
+	if th := state.CurrentThread; th != nil && th.Breakpoint != nil &&
+		(th.Breakpoint.Name == proc.UnrecoveredPanic || th.Breakpoint.Name == proc.FatalThrow) {
+		return state, true, nil
+	}
+	return state, false, nil
+}
+
+// locals reads the frame's arguments and locals (the innermost declaration
+// of each name).
+//
+// At the frame's entry the results are not set yet: they are left out
+// (withResults false), so that they appear as created when first written.
+func (in *inFrame) locals(withResults bool) (map[string]trace.Value, []string) {
+	cfg := in.lim.loadConfig()
+	args, _ := in.p.d.FunctionArguments(in.goid, 0, 0, cfg)
+	locs, _ := in.p.d.LocalVariables(in.goid, 0, 0, cfg)
+	vals := map[string]trace.Value{}
+	var order []string
+	for _, v := range append(args, locs...) {
+		if v.Flags&proc.VariableReturnArgument != 0 && !withResults {
+			continue
+		}
+		// Unnamed results (~r0) are not variables of the source: they show
+		// as the frame's results, not as changes.
+		if v.Flags&proc.VariableShadowed != 0 || strings.HasPrefix(v.Name, "&") || strings.HasPrefix(v.Name, "~") {
+			continue
+		}
+		if _, ok := vals[v.Name]; !ok {
+			order = append(order, v.Name)
+		}
+		vals[v.Name] = convertValue(api.ConvertVar(v))
+	}
+	return vals, order
+}
+
+// panicValue reads the value of the panic in flight on the frame's goroutine.
+func (in *inFrame) panicValue() string {
+	v, err := in.p.d.EvalVariableInScope(in.goid, 0, 0, "runtime.curg._panic.arg", in.lim.loadConfig())
+	if err != nil {
+		return "panic"
+	}
+	return panicText(convertValue(api.ConvertVar(v)))
+}

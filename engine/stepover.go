@@ -1,0 +1,242 @@
+package engine
+
+import (
+	"fmt"
+	"go/ast"
+	"go/constant"
+	"go/parser"
+
+	"github.com/go-delve/delve/pkg/proc"
+)
+
+// Logical breakpoint ids of the step-over machinery, far above the ids the
+// debugger hands out.
+const (
+	idWatch = 1_000_000 + iota
+	idCopystack
+	idCopystackRet
+	idGopanic
+	idFrameLines
+)
+
+// stepOverCall runs the callee that the frame's goroutine has just entered
+// until it returns to the frame, and leaves the goroutine there, in the
+// middle of the calling statement.
+//
+// Delve's StepOut puts a breakpoint on the return address: every invocation
+// in the callee's subtree that returns through the same address (all of
+// them, for a recursive function) stops the process there, so stepping over
+// fib(n-1) costs a stop per recursive call. Instead, a hardware watchpoint
+// is put on the stack slot that holds this one callee's return address: the
+// RET that pops it is the only instruction that reads it in normal
+// execution, so the process stops once, whatever the subtree. The runtime
+// reads the slot too when it unwinds or scans the stack (spurious stops are
+// checked and skipped) and moves it when it grows the stack (followed
+// through runtime.copystack). If the callee panics, the frame is watched
+// with conditional breakpoints on its own lines instead, which is where a
+// recovery resumes it.
+func (in *inFrame) stepOverCall(callee *proc.Stackframe) (ended bool, err error) {
+	grp, unlock := in.p.d.LockTargetGroup()
+	defer unlock()
+	tgt := grp.Selected
+	bi := tgt.BinInfo()
+	ptr := int64(bi.Arch.PtrSize())
+	slotOff := callee.FrameOffset() - ptr // return address sits just below the CFA
+	stackHi := uint64(callee.Regs.CFA - callee.FrameOffset())
+
+	w := &watcher{tgt: tgt, in: in}
+	defer w.clear()
+	if err := w.watch(stackHi, slotOff); err != nil {
+		return false, err
+	}
+	for _, b := range []struct {
+		id int
+		fn string
+	}{{idCopystack, "runtime.copystack"}, {idGopanic, "runtime.gopanic"}} {
+		if err := w.onEntry(b.id, b.fn); err != nil {
+			return false, err
+		}
+	}
+	for {
+		err := grp.Continue()
+		if _, ok := exited(err); ok {
+			return true, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		for _, th := range tgt.ThreadList() {
+			bs := th.Breakpoint()
+			if bs == nil || bs.Breakpoint == nil || !bs.Active {
+				continue
+			}
+			bp := bs.Breakpoint
+			if bp.Logical != nil && (bp.Logical.Name == proc.UnrecoveredPanic || bp.Logical.Name == proc.FatalThrow) {
+				return true, tgt.SwitchThread(th.ThreadID())
+			}
+			back, err := w.handle(th, bp, slotOff)
+			if err != nil {
+				return false, err
+			}
+			if back {
+				return false, tgt.SwitchThread(th.ThreadID())
+			}
+		}
+	}
+}
+
+// watcher holds the breakpoints of one step over a call.
+type watcher struct {
+	tgt   *proc.Target
+	in    *inFrame
+	addrs map[int][]uint64 // logical id → addresses set
+}
+
+func (w *watcher) set(id int, addr uint64, cond ast.Expr) error {
+	if _, err := w.tgt.SetBreakpoint(id, addr, proc.UserBreakpoint, cond); err != nil {
+		return err
+	}
+	if w.addrs == nil {
+		w.addrs = map[int][]uint64{}
+	}
+	w.addrs[id] = append(w.addrs[id], addr)
+	return nil
+}
+
+func (w *watcher) unset(id int) {
+	for _, addr := range w.addrs[id] {
+		w.tgt.ClearBreakpoint(addr)
+	}
+	delete(w.addrs, id)
+	delete(w.tgt.Breakpoints().Logical, id)
+}
+
+func (w *watcher) clear() {
+	for id := range w.addrs {
+		w.unset(id)
+	}
+}
+
+// watch puts the read/write watchpoint on the return address slot at
+// stackHi+slotOff. The expression is evaluated without a goroutine, so that
+// Delve does not add its own out-of-scope breakpoints for a stack variable
+// (they would be return-address breakpoints again).
+func (w *watcher) watch(stackHi uint64, slotOff int64) error {
+	w.unset(idWatch)
+	th := w.tgt.CurrentThread()
+	scope, err := proc.ThreadScope(w.tgt, th)
+	if err != nil {
+		return err
+	}
+	addr := uint64(int64(stackHi) + slotOff)
+	expr := fmt.Sprintf("*(*uintptr)(%#x)", addr)
+	if _, err := w.tgt.SetWatchpoint(idWatch, scope, expr, proc.WatchRead|proc.WatchWrite, nil); err != nil {
+		return fmt.Errorf("watching the return address of a call: %w", err)
+	}
+	if w.addrs == nil {
+		w.addrs = map[int][]uint64{}
+	}
+	w.addrs[idWatch] = []uint64{addr}
+	return nil
+}
+
+// onEntry puts a breakpoint on the entry of a runtime function.
+func (w *watcher) onEntry(id int, name string) error {
+	fn := w.tgt.BinInfo().LookupFunc()[name]
+	if len(fn) == 0 {
+		return nil // not in this binary
+	}
+	pc, err := proc.FirstPCAfterPrologue(w.tgt, fn[0], false)
+	if err != nil {
+		return err
+	}
+	return w.set(id, pc, nil)
+}
+
+// handle looks at one stop; back reports that the frame is on top again.
+func (w *watcher) handle(th proc.Thread, bp *proc.Breakpoint, slotOff int64) (back bool, err error) {
+	if bp.Logical == nil {
+		return false, nil
+	}
+	switch bp.Logical.LogicalID {
+	case idWatch, idFrameLines:
+		g, err := proc.GetG(th)
+		if err != nil || g == nil || g.ID != w.in.goid {
+			return false, nil
+		}
+		st, err := proc.ThreadStacktrace(w.tgt, th, 0)
+		if err != nil || len(st) == 0 {
+			return false, nil
+		}
+		return st[0].Current.Fn == w.in.fn && st[0].FrameOffset() == w.in.off, nil
+	case idCopystack:
+		// The stack of some goroutine is about to move; if it is ours,
+		// follow the slot once the copy is done.
+		if goid, ok := w.evalInt(th, "gp.goid"); !ok || goid != w.in.goid {
+			return false, nil
+		}
+		fn := w.tgt.BinInfo().PCToFunc(bp.Addr)
+		rets, err := returnPCs(w.tgt, fn)
+		if err != nil {
+			return false, err
+		}
+		for _, pc := range rets {
+			if err := w.set(idCopystackRet, pc, nil); err != nil {
+				return false, err
+			}
+		}
+	case idCopystackRet:
+		w.unset(idCopystackRet)
+		hi, ok := w.evalInt(th, "gp.stack.hi")
+		if !ok {
+			return false, fmt.Errorf("following a stack move: cannot read the new stack")
+		}
+		return false, w.watch(uint64(hi), slotOff)
+	case idGopanic:
+		g, err := proc.GetG(th)
+		if err != nil || g == nil || g.ID != w.in.goid || w.addrs[idFrameLines] != nil {
+			return false, nil
+		}
+		// The callee panics: the watched return will not happen. If the
+		// frame recovers, it resumes at one of its own statements.
+		cond, err := parser.ParseExpr(fmt.Sprintf("runtime.curg.goid == %d && runtime.frameoff == %d", w.in.goid, w.in.off))
+		if err != nil {
+			return false, err
+		}
+		pcs, err := w.in.fn.AllPCs("", 0)
+		if err != nil {
+			return false, err
+		}
+		for _, pc := range pcs {
+			if err := w.set(idFrameLines, pc, cond); err != nil {
+				return false, err
+			}
+		}
+	}
+	return false, nil
+}
+
+// evalInt evaluates an integer expression in the scope of th's top frame.
+func (w *watcher) evalInt(th proc.Thread, expr string) (int64, bool) {
+	scope, err := proc.ThreadScope(w.tgt, th)
+	if err != nil {
+		return 0, false
+	}
+	v, err := scope.EvalExpression(expr, proc.LoadConfig{})
+	if err != nil || v.Unreadable != nil || v.Value == nil {
+		return 0, false
+	}
+	n, ok := constantInt(v)
+	return n, ok
+}
+
+// constantInt reads an integer variable's value.
+func constantInt(v *proc.Variable) (int64, bool) {
+	if n, ok := constant.Int64Val(v.Value); ok {
+		return n, true
+	}
+	if n, ok := constant.Uint64Val(v.Value); ok {
+		return int64(n), true
+	}
+	return 0, false
+}
