@@ -2,11 +2,13 @@ module github.com/adi-go/adi
 
 go 1.26
 
-require github.com/go-delve/delve v1.27.2
+require (
+	github.com/go-delve/delve v1.27.2
+	github.com/mattn/go-isatty v0.0.20
+)
 
 require (
 	github.com/cilium/ebpf v0.22.0 // indirect
-	github.com/mattn/go-isatty v0.0.20 // indirect
 	go.yaml.in/yaml/v3 v3.0.4 // indirect
 	golang.org/x/arch v0.28.0 // indirect
 	golang.org/x/sys v0.46.0 // indirect

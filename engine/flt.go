@@ -89,7 +89,7 @@ func (in *inFrame) walk(ctx context.Context, at func(v *visit) bool) ([]*visit, 
 
 // isUser reports whether a stack frame runs a function of the recording.
 func (in *inFrame) isUser(fr *proc.Stackframe) bool {
-	return fr.Current.Fn != nil && in.rec.HasFunc(fr.Current.Fn.NameWithoutTypeParams())
+	return fr.Current.Fn != nil && in.rec.HasFunc(fidName(fr.Current.Fn))
 }
 
 // BuildFLT re-executes prog to frame f of rec and steps through it.
@@ -133,6 +133,11 @@ func BuildFLT(ctx context.Context, prog *Program, rec *trace.Recording, f *trace
 		flt.Note = fmt.Sprintf("trace cut after %d statements (raise --max-steps)", lim.MaxSteps)
 	}
 	assignCallees(rec, f, visits, flt.Steps)
+	// Delve stops first on the function's header line, after the prologue:
+	// not a statement of the body; drop it when nothing happened there.
+	if len(flt.Steps) > 1 && flt.Steps[0].Line == f.Decl.Line && len(flt.Steps[0].Changes) == 0 && len(flt.Steps[0].Callees) == 0 {
+		flt.Steps = flt.Steps[1:]
+	}
 	return flt, nil
 }
 

@@ -69,7 +69,7 @@ func reachIn(ctx context.Context, p *process, f *trace.Frame, lim Limits) (*inFr
 	fns := map[*proc.Function]bool{}
 	for i := range bi.Functions {
 		fn := &bi.Functions[i]
-		if fn.Entry == 0 || fn.NameWithoutTypeParams() != f.FID.Func {
+		if fn.Entry == 0 || fidName(fn) != f.FID.Func {
 			continue
 		}
 		if pc, err := proc.FirstPCAfterPrologue(grp.Selected, fn, false); err == nil {

@@ -152,7 +152,7 @@ func (r *recorder) setup() error {
 			continue
 		}
 		file, line := r.bi.EntryLineForFunc(fn)
-		r.funcs[fn] = &ufn{name: fn.NameWithoutTypeParams(), decl: trace.Pos{File: file, Line: line}}
+		r.funcs[fn] = &ufn{name: fidName(fn), decl: trace.Pos{File: file, Line: line}}
 		entries = append(entries, pc)
 		returns = append(returns, rets...)
 	}
@@ -404,9 +404,9 @@ func (r *recorder) callerOf(th proc.Thread, g *proc.G, st []proc.Stackframe, sta
 // deferOwner names the function that deferred a call run by gopanic: the
 // deferwrap's or closure's enclosing function.
 func deferOwner(called, entered *proc.Function) string {
-	name := entered.NameWithoutTypeParams()
+	name := fidName(entered)
 	if called != nil && strings.Contains(called.Name, ".deferwrap") {
-		name = called.NameWithoutTypeParams()
+		name = fidName(called)
 		return name[:strings.Index(name, ".deferwrap")]
 	}
 	if i := strings.LastIndex(name, ".func"); i > 0 {
@@ -533,7 +533,9 @@ func (r *recorder) fatalStop(th proc.Thread) {
 			if fr.Current.Fn == nil {
 				continue
 			}
-			e := trace.StackEntry{Func: fr.Current.Fn.Name, Pos: trace.Pos{File: fr.Current.File, Line: fr.Current.Line}}
+			// Call is the calling instruction's position (Current, for an
+			// outer frame, is the return address, often the next line).
+			e := trace.StackEntry{Func: fr.Current.Fn.Name, Pos: trace.Pos{File: fr.Call.File, Line: fr.Call.Line}}
 			if r.funcs[fr.Current.Fn] != nil {
 				e.Func = r.funcs[fr.Current.Fn].name
 				for j := len(stack) - 1; j >= 0; j-- {
@@ -634,4 +636,30 @@ func filterVars(vars []*proc.Variable, results bool) []*proc.Variable {
 		}
 	}
 	return out
+}
+
+// fidName is the name a frame id uses for fn: the runtime's spelling, with
+// the type arguments of generic code written "[...]" whatever the
+// instantiation, so that all instantiations share one invocation count.
+func fidName(fn *proc.Function) string {
+	name := fn.Name
+	if !strings.Contains(name, "[") {
+		return name
+	}
+	var b strings.Builder
+	depth := 0
+	for _, r := range name {
+		switch {
+		case r == '[':
+			if depth == 0 {
+				b.WriteString("[...]")
+			}
+			depth++
+		case r == ']':
+			depth--
+		case depth == 0:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }

@@ -1,0 +1,207 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"strings"
+
+	"github.com/go-delve/delve/service/api"
+
+	"github.com/adi-go/adi/engine/trace"
+)
+
+// FLT returns the Frame Lifetime Trace of f, building it on first use by
+// re-executing the program; traces are cached for the session.
+func (s *Session) FLT(ctx context.Context, f *trace.Frame) (*trace.FLT, error) {
+	s.fltMu.Lock()
+	defer s.fltMu.Unlock()
+	if flt, ok := s.flts[f.FID]; ok {
+		return flt, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.execTimeout)
+	defer cancel()
+	flt, err := BuildFLT(ctx, s.prog, s.rec, f, s.lim)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return nil, fmt.Errorf("building the trace of %s took longer than %s (raise --exec-timeout): %w", f.FID, s.execTimeout, err)
+		}
+		return nil, err
+	}
+	for i := range flt.Steps {
+		st := &flt.Steps[i]
+		if text, err := s.src.Stmt(st.File, st.Line); err == nil {
+			st.Stmt = text
+		}
+	}
+	if fn, err := s.src.FuncAt(f.Decl.File, f.Decl.Line, ""); err == nil {
+		loops := make([]trace.LoopRange, len(fn.Loops))
+		for i, l := range fn.Loops {
+			loops[i] = trace.LoopRange{Header: l.Header, Start: l.Start, End: l.End}
+		}
+		flt.Steps, flt.Skipped = trace.Summarize(flt.Steps, loops, s.lim.LoopKeepFirst, s.lim.LoopKeepLast)
+	}
+	s.flts[f.FID] = flt
+	return flt, nil
+}
+
+// ExecResult is the answer of execute: the value of an expression at the
+// k-th visit of a line of a frame, or, for an assignment, how the frame
+// ended under that what-if.
+type ExecResult struct {
+	FID  trace.FID
+	Line int
+	K    int
+	Stmt string
+	// Value is the expression's value (expressions only).
+	Value *trace.Value
+	// WhatIf is set for assignments: the frame ran on to its exit, and
+	// Results or Panic say how it ended.
+	WhatIf  bool
+	Results []trace.Value
+	Panic   string
+}
+
+// Execute re-runs the program to the k-th visit of line inside frame fid
+// and evaluates stmt there. An expression is evaluated; an assignment
+// ("x = 5", "p.X = nil") is applied and the frame is run to its exit.
+// Neither changes the recording or Σ.
+func (s *Session) Execute(ctx context.Context, fid trace.FID, line, k int, stmt string) (*ExecResult, error) {
+	f, err := s.rec.Frame(fid)
+	if err != nil {
+		return nil, err
+	}
+	if k < 1 {
+		return nil, fmt.Errorf("k must be 1 or more (the k-th visit of line %d), got %d", line, k)
+	}
+	if err := s.checkLine(f, line); err != nil {
+		return nil, err
+	}
+	lhs, rhs, isAssign, err := parseStmt(stmt)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.execTimeout)
+	defer cancel()
+	in, err := reach(ctx, s.prog, s.rec, f, s.lim)
+	if err != nil {
+		return nil, err
+	}
+	defer in.p.kill()
+	stop := context.AfterFunc(ctx, in.p.halt)
+	defer stop()
+
+	visits := 0
+	_, ended, err := in.walk(ctx, func(v *visit) bool {
+		if v.pos.Line == line && v.pos.File == f.Decl.File {
+			visits++
+		}
+		return visits < k
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("execute in %s: the re-execution took longer than %s: %w", fid, s.execTimeout, ctx.Err())
+		}
+		return nil, err
+	}
+	if visits < k || ended {
+		return nil, fmt.Errorf("line %d ran %d time(s) in %s, not %d: use k from 1 to %d", line, visits, fid, k, visits)
+	}
+	res := &ExecResult{FID: fid, Line: line, K: k, Stmt: stmt}
+	cfg := s.lim.loadConfig()
+	if !isAssign {
+		v, err := in.p.d.EvalVariableInScope(in.goid, 0, 0, stmt, cfg)
+		if err != nil {
+			return nil, fmt.Errorf("evaluating %q at line %d of %s: %v", stmt, line, fid, err)
+		}
+		val := convertValue(api.ConvertVar(v))
+		val.Name = stmt
+		res.Value = &val
+		return res, nil
+	}
+	if err := in.p.d.SetVariableInScope(in.goid, 0, 0, lhs, rhs); err != nil {
+		return nil, fmt.Errorf("setting %s = %s at line %d of %s: %v", lhs, rhs, line, fid, err)
+	}
+	res.WhatIf = true
+	// Run the frame to its exit: step out of it, collecting its results.
+	state, ended, err := in.command(api.StepOut)
+	if err != nil {
+		return nil, err
+	}
+	if ended && state != nil && !state.Exited {
+		res.Panic = in.panicValue()
+		return res, nil
+	}
+	if ended {
+		return nil, fmt.Errorf("the program exited before %s returned under the what-if", fid)
+	}
+	if th := state.CurrentThread; th != nil {
+		for i := range th.ReturnValues {
+			res.Results = append(res.Results, convertValue(&th.ReturnValues[i]))
+		}
+	}
+	return res, nil
+}
+
+// checkLine verifies that line holds a statement of f's function.
+func (s *Session) checkLine(f *trace.Frame, line int) error {
+	fn, err := s.src.FuncAt(f.Decl.File, f.Decl.Line, "")
+	if err != nil {
+		return fmt.Errorf("reading the source of %s: %v", f.FID.Func, err)
+	}
+	lines := s.src.StmtLines(f.Decl.File, fn)
+	for _, l := range lines {
+		if l == line {
+			return nil
+		}
+	}
+	if len(lines) == 0 {
+		return fmt.Errorf("%s has no statements", f.FID.Func)
+	}
+	return fmt.Errorf("line %d is not a statement of %s (%s lines %d-%d); its statements are on lines %s",
+		line, f.FID.Func, shortFile(f.Decl.File), fn.Start, fn.End, intList(lines))
+}
+
+// parseStmt splits "x = expr" into its sides; anything else must be an
+// expression.
+func parseStmt(stmt string) (lhs, rhs string, assign bool, err error) {
+	stmt = strings.TrimSpace(stmt)
+	if stmt == "" {
+		return "", "", false, errors.New("execute needs an expression or an assignment to evaluate")
+	}
+	if _, err := parser.ParseExpr(stmt); err == nil {
+		return "", "", false, nil
+	}
+	fset := token.NewFileSet()
+	file, err := parser.ParseFile(fset, "", "package p; func _() { "+stmt+" }", 0)
+	if err != nil {
+		return "", "", false, fmt.Errorf("%q is neither a Go expression nor an assignment", stmt)
+	}
+	body := file.Decls[0].(*ast.FuncDecl).Body.List
+	as, ok := body[0].(*ast.AssignStmt)
+	if len(body) != 1 || !ok || as.Tok != token.ASSIGN || len(as.Lhs) != 1 || len(as.Rhs) != 1 {
+		return "", "", false, fmt.Errorf("%q: execute takes an expression or one assignment (x = value)", stmt)
+	}
+	text := func(n ast.Node) string {
+		return ("package p; func _() { " + stmt + " }")[fset.Position(n.Pos()).Offset:fset.Position(n.End()).Offset]
+	}
+	return text(as.Lhs[0]), text(as.Rhs[0]), true, nil
+}
+
+func shortFile(path string) string {
+	if i := strings.LastIndexByte(path, '/'); i >= 0 {
+		return path[i+1:]
+	}
+	return path
+}
+
+func intList(xs []int) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprint(x)
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,104 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/adi-go/adi/engine/target"
+)
+
+// Options configure Open.
+type Options struct {
+	Limits Limits
+	// Trace adds library functions matching these patterns to the index.
+	Trace []string
+	// Timeout bounds the recorded run (0: none).
+	Timeout time.Duration
+	// ExecTimeout bounds each re-execution for an FLT or execute.
+	ExecTimeout time.Duration
+	// Env adds "K=V" variables to the target's environment.
+	Env []string
+	// Stdin is a file the target reads as standard input ("": empty).
+	Stdin string
+	// Output receives the target's output as it runs (nil: only captured).
+	Output io.Writer
+	// Log receives progress lines for a person (nil: none).
+	Log func(format string, args ...any)
+}
+
+// Open builds the target given as a command line (go test …, go run …, or
+// a binary and its arguments, as after "--"), records one run of it and
+// returns a session inspecting the frame where it failed. dir is the
+// directory the command line is relative to. Close the session to remove
+// the build.
+func Open(ctx context.Context, argv []string, dir string, opts Options) (*Session, error) {
+	logf := opts.Log
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	spec, err := target.Parse(argv, dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range spec.Notes {
+		logf("adi: %s", n)
+	}
+	work, err := os.MkdirTemp("", "adi-")
+	if err != nil {
+		return nil, err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			os.RemoveAll(work)
+		}
+	}()
+	if spec.Kind != target.Exec {
+		logf("adi: building %s with -gcflags=all=-N -l", spec.Package)
+	}
+	built, err := spec.Build(ctx, work)
+	if err != nil {
+		return nil, err
+	}
+	prog := &Program{
+		Path: built.Path, Args: built.Args, Dir: built.Dir,
+		Env: opts.Env, Stdin: opts.Stdin, ModulePath: built.ModulePath,
+	}
+	logf("adi: recording %s", describe(spec))
+	start := time.Now()
+	rec, err := Record(ctx, prog, RecordOptions{
+		Limits: opts.Limits, Trace: opts.Trace, Timeout: opts.Timeout, Output: opts.Output,
+		Progress: func(n int) { logf("adi: %d frames…", n) },
+	})
+	if err != nil {
+		return nil, err
+	}
+	logf("adi: recorded %d frames of %d functions in %s; exit code %d", len(rec.Frames), len(rec.Funcs()), time.Since(start).Round(time.Millisecond), rec.Outcome.ExitCode)
+	if rec.Partial != "" {
+		logf("adi: partial recording: %s", rec.Partial)
+	}
+	s := NewSession(rec, prog, opts.Limits, opts.ExecTimeout)
+	s.workDir = work
+	ok = true
+	return s, nil
+}
+
+// Close removes the session's build.
+func (s *Session) Close() error {
+	if s.workDir == "" {
+		return nil
+	}
+	return os.RemoveAll(s.workDir)
+}
+
+func describe(s *target.Spec) string {
+	switch s.Kind {
+	case target.Exec:
+		return s.Binary
+	default:
+		return fmt.Sprintf("go %s %s", s.Kind, s.Package)
+	}
+}
