@@ -72,7 +72,11 @@ func (in *inFrame) walk(ctx context.Context, at func(v *visit) bool) ([]*visit, 
 			if w, fr, line, err = in.locate(); err != nil {
 				return visits, false, err
 			}
-			midStatement = true
+			// Back in the calling statement, unless the call was its
+			// last instruction: then the return address is the first
+			// instruction of the next statement, and Delve would step
+			// over that one as "the current line".
+			midStatement = line == cur.pos.Line
 		}
 		switch {
 		case w == gone:

@@ -150,6 +150,12 @@ func convertValue1(v *api.Variable) trace.Value {
 			tv.Children = []trace.Value{c}
 			tv.Cut = c.Cut
 			tv.Text = "&" + c.Text
+			if c.Kind == trace.KindStruct && isLibraryType(c.Type) {
+				// A *testing.T or *sync.WaitGroup says nothing about the
+				// program's state but fills the line; its fields stay
+				// in Children.
+				tv.Text = "&" + shortType(c.Type) + "{…}"
+			}
 		}
 	case reflect.Struct:
 		tv.Kind = trace.KindStruct
@@ -307,9 +313,22 @@ func panicText(v trace.Value) string {
 		x, _ := c.Child("x")
 		y, _ := c.Child("y")
 		code, _ := c.Child("code")
-		if x != nil && y != nil && code != nil && code.Text == "0" {
+		if x != nil && y != nil && code != nil && (code.Text == "0" || strings.HasSuffix(code.Text, "(0)")) {
 			return fmt.Sprintf("runtime error: index out of range [%s] with length %s", x.Text, y.Text)
 		}
 	}
 	return v.Text
+}
+
+// isLibraryType reports whether a named type belongs to a standard library
+// package whose values are plumbing (testing, sync, context, os, …) rather
+// than data: bytes and strings are data, so they are not.
+func isLibraryType(t string) bool {
+	i := strings.LastIndexByte(t, '.')
+	if i < 0 {
+		return false
+	}
+	pkg := t[:i]
+	first, _, _ := strings.Cut(pkg, "/")
+	return pkg != "main" && !strings.Contains(first, ".") && pkg != "bytes" && pkg != "strings"
 }
