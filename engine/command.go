@@ -26,7 +26,8 @@ var ErrQuit = errors.New("quit")
 
 // CommandHelp lists the command language of Exec.
 const CommandHelp = `commands:
-  break FUNC [COND]         add a breakpoint; COND is a Go expression over the frame's arguments and results
+  break FUNC [COND]         add a breakpoint; COND is a Go expression over the frame's arguments
+                            and results (unnamed results are r0, r1, …), e.g. break main.fib n == 3 && r0 > 1
   clear [FUNC [COND]]       remove breakpoints (all of FUNC, or all)
   breakpoints               list the breakpoints
   continue                  go to the next frame matching a breakpoint
@@ -277,7 +278,10 @@ func execText(r *ExecResult) string {
 	default:
 		parts := make([]string, len(r.Results))
 		for i, v := range r.Results {
-			parts[i] = v.Name + " = " + v.Text
+			parts[i] = v.Text
+			if !strings.HasPrefix(v.Name, "~") {
+				parts[i] = v.Name + " = " + v.Text
+			}
 		}
 		return fmt.Sprintf("with %s %s, %s returns (%s)", r.Stmt, at, r.FID, strings.Join(parts, ", "))
 	}

@@ -122,8 +122,18 @@ func (s *Session) Execute(ctx context.Context, fid trace.FID, line, k int, stmt 
 		res.Value = &val
 		return res, nil
 	}
+	var old *trace.Value
+	if v, err := in.p.d.EvalVariableInScope(in.goid, 0, 0, lhs, cfg); err == nil {
+		ov := convertValue(api.ConvertVar(v))
+		old = &ov
+	}
 	if err := in.p.d.SetVariableInScope(in.goid, 0, 0, lhs, rhs); err != nil {
 		return nil, fmt.Errorf("setting %s = %s at line %d of %s: %v", lhs, rhs, line, fid, err)
+	}
+	if old != nil {
+		if err := in.syncArgRegister(lhs, *old); err != nil {
+			return nil, fmt.Errorf("setting %s = %s at line %d of %s: %v", lhs, rhs, line, fid, err)
+		}
 	}
 	res.WhatIf = true
 	// Run the frame to its exit: step out of it, collecting its results.

@@ -154,9 +154,10 @@ func (s *Session) names(fn string) []string {
 	seen := map[string]bool{}
 	for _, f := range fs[:1] {
 		for _, v := range append(append([]trace.Value(nil), f.Args...), f.Results...) {
-			if !seen[v.Name] {
-				seen[v.Name] = true
-				out = append(out, v.Name)
+			name := condName(v.Name)
+			if !seen[name] {
+				seen[name] = true
+				out = append(out, name)
 			}
 		}
 	}
@@ -204,12 +205,18 @@ func matches(bp Breakpoint, f *trace.Frame) (bool, error) {
 			}
 		}
 		for i := range f.Results {
-			if f.Results[i].Name == name {
+			if condName(f.Results[i].Name) == name {
 				return &f.Results[i], true
 			}
 		}
 		return nil, false
 	})
+}
+
+// condName is how a condition names a variable: unnamed results (~r0) are
+// r0, r1, …
+func condName(name string) string {
+	return strings.TrimPrefix(name, "~")
 }
 
 // Clear removes (fn, cond) from B; with cond "" it removes every breakpoint
