@@ -165,16 +165,27 @@ func (s *Session) Exec(ctx context.Context, line string) (*Answer, error) {
 	return nil, fmt.Errorf("unknown command %q; type help for the list", cmd)
 }
 
-// ResolveFunc accepts a generic function without its "[...]" (main.Map for
-// main.Map[...]); other names are returned unchanged.
+// ResolveFunc accepts the names people type for a recorded function: the
+// full name, a generic function without its "[...]" (main.Map for
+// main.Map[...]) and, when it names one function only, a name without the
+// package path (parser.Parse for example.com/m/parser.Parse). Other names
+// are returned unchanged, for the command to report.
 func (s *Session) ResolveFunc(fn string) string {
 	if s.rec.HasFunc(fn) {
 		return fn
 	}
+	var found []string
 	for _, name := range s.rec.Funcs() {
-		if strings.ReplaceAll(name, "[...]", "") == fn {
+		plain := strings.ReplaceAll(name, "[...]", "")
+		if plain == fn || name == fn {
 			return name
 		}
+		if strings.HasSuffix(plain, "/"+fn) || strings.HasSuffix(name, "/"+fn) {
+			found = append(found, name)
+		}
+	}
+	if len(found) == 1 {
+		return found[0]
 	}
 	return fn
 }

@@ -13,6 +13,7 @@ func Nearest(name string, candidates []string, n int) []string {
 		d    int
 	}
 	short := func(s string) string {
+		s = strings.ReplaceAll(s, "[...]", "")
 		if i := strings.LastIndexAny(s, ".)"); i >= 0 {
 			return s[i+1:]
 		}
