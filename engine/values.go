@@ -320,15 +320,15 @@ func panicText(v trace.Value) string {
 	return v.Text
 }
 
-// isLibraryType reports whether a named type belongs to a standard library
-// package whose values are plumbing (testing, sync, context, os, …) rather
-// than data: bytes and strings are data, so they are not.
+// plumbing are standard library packages whose values say nothing about
+// the program's state (a *testing.T, a *sync.WaitGroup) but fill a line.
+var plumbing = map[string]bool{
+	"testing": true, "sync": true, "sync/atomic": true, "context": true,
+	"runtime": true, "reflect": true, "os/exec": true, "net/http": true,
+}
+
+// isLibraryType reports whether a named type belongs to a plumbing package.
 func isLibraryType(t string) bool {
 	i := strings.LastIndexByte(t, '.')
-	if i < 0 {
-		return false
-	}
-	pkg := t[:i]
-	first, _, _ := strings.Cut(pkg, "/")
-	return pkg != "main" && !strings.Contains(first, ".") && pkg != "bytes" && pkg != "strings"
+	return i > 0 && plumbing[t[:i]]
 }

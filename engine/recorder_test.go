@@ -1,0 +1,247 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/adi-go/adi/engine/target"
+	"github.com/adi-go/adi/engine/trace"
+)
+
+// frameSummary is one line per frame: what the index says of it.
+func frameSummary(f *trace.Frame) string {
+	var args []string
+	for _, a := range f.Args {
+		args = append(args, a.Name+"="+a.Text)
+	}
+	s := fmt.Sprintf("%s(%s) caller=%s", f.FID, strings.Join(args, ", "), f.Caller)
+	if f.Spawn {
+		s += " spawn"
+	}
+	s += " exit=" + string(f.Exit)
+	if f.Panic != "" {
+		s += " panic=" + f.Panic
+	}
+	if f.CallSite.File != "" {
+		s += fmt.Sprintf(" at %s:%d", filepath.Base(f.CallSite.File), f.CallSite.Line)
+	}
+	return s
+}
+
+// TestRecordIndex checks the whole index of a program that exercises init
+// functions, a package-level initialiser, a method value, a goroutine, a
+// deferred call and a recovered panic.
+func TestRecordIndex(t *testing.T) {
+	rec, _ := record(t, "go", "run", "./testdata/initgen")
+	var got []string
+	for _, f := range rec.Frames {
+		got = append(got, frameSummary(f))
+	}
+	want := []string{
+		"main.buildTable#1(n=3) caller= exit=returned",
+		"main.init.0#1() caller= exit=returned",
+		"main.init.1#1() caller= exit=returned",
+		"main.main#1() caller= exit=returned",
+		"main.work#1(add=func(int), vals=[]int{0, 1, 4, 100}, wg=&sync.WaitGroup{…}) caller=main.main#1 spawn exit=returned at main.go:73",
+		"main.(*acc).add#1(a=&main.acc{total: 0}, v=0) caller=main.work#1 exit=returned at main.go:62",
+		"main.(*acc).add#2(a=&main.acc{total: 0}, v=1) caller=main.work#1 exit=returned at main.go:62",
+		"main.(*acc).add#3(a=&main.acc{total: 1}, v=4) caller=main.work#1 exit=returned at main.go:62",
+		"main.(*acc).add#4(a=&main.acc{total: 5}, v=100) caller=main.work#1 exit=returned at main.go:62",
+		"main.safe#1(v=-1) caller=main.main#1 exit=returned at main.go:76",
+		"main.mustPositive#1(v=-1) caller=main.safe#1 exit=panicked panic=negative value -1 at main.go:56",
+		"main.safe.func1#1() caller=main.safe#1 exit=returned at main.go:45",
+		"main.safe#2(v=4) caller=main.main#1 exit=returned at main.go:79",
+		"main.mustPositive#2(v=4) caller=main.safe#2 exit=returned at main.go:56",
+		"main.safe.func1#2() caller=main.safe#2 exit=returned at main.go:57",
+		"main.cleanup#1(name=\"main\") caller=main.main#1 exit=returned at main.go:81",
+	}
+	if g, w := strings.Join(got, "\n"), strings.Join(want, "\n"); g != w {
+		t.Fatalf("index:\n%s\n\nwant:\n%s", g, w)
+	}
+	safe, _ := rec.Lookup(fid("main.safe", 1))
+	if len(safe.Results) != 2 || safe.Results[1].Text != `&errors.errorString{s: "recovered: negative value -1"}` {
+		t.Fatalf("safe#1 results: %+v", safe.Results)
+	}
+	if rec.Outcome.ExitCode != 0 || rec.Outcome.Panic != nil || rec.Partial != "" {
+		t.Fatalf("outcome %+v partial %q", rec.Outcome, rec.Partial)
+	}
+	if !strings.Contains(rec.Outcome.Stdout, "recovered: negative value -1\nsafe 4\ncleanup main\n") {
+		t.Fatalf("stdout not captured: %q", rec.Outcome.Stdout)
+	}
+}
+
+func TestRecordPanicOutcome(t *testing.T) {
+	rec, _ := record(t, "go", "run", "./testdata/nilmap")
+	p := rec.Outcome.Panic
+	if rec.Outcome.ExitCode != 2 || p == nil {
+		t.Fatalf("outcome: %+v", rec.Outcome)
+	}
+	if p.Value != "assignment to entry in nil map" || p.Frame.String() != "main.(*Registry).Add#1" {
+		t.Fatalf("panic %q in %s", p.Value, p.Frame)
+	}
+	var user []string
+	for _, e := range p.Stack {
+		if !e.FID.IsZero() {
+			user = append(user, fmt.Sprintf("%s %s:%d", e.FID, filepath.Base(e.Pos.File), e.Pos.Line))
+		}
+	}
+	// The lines are those of the panic's own traceback.
+	if got := strings.Join(user, ", "); got != "main.(*Registry).Add#1 main.go:24, main.load#1 main.go:34, main.main#1 main.go:41" {
+		t.Fatalf("panic stack: %s", got)
+	}
+	for _, f := range rec.Frames[1:] {
+		if f.FID.Func != "main.NewRegistry" && (f.Exit != trace.Panicked || f.Panic != p.Value) {
+			t.Errorf("%s: exit %s panic %q, want unwound by the panic", f.FID, f.Exit, f.Panic)
+		}
+	}
+}
+
+func TestRecordFailedTests(t *testing.T) {
+	rec, _ := record(t, "go", "test", "./testdata/tabletest")
+	got := strings.Join(rec.Outcome.FailedTests, ",")
+	if got != "TestFormatSize,TestFormatSize/exactly_1KiB" {
+		t.Fatalf("failed tests: %s", got)
+	}
+	if rec.Outcome.ExitCode != 1 {
+		t.Fatalf("exit code %d", rec.Outcome.ExitCode)
+	}
+}
+
+func TestRecordGenerics(t *testing.T) {
+	rec, _ := record(t, "go", "test", "./testdata/generics")
+	const pkg = "github.com/adi-go/adi/testdata/generics."
+	for _, fn := range []string{pkg + "Reverse[...]", pkg + "(*Stack[...]).Pop", pkg + "(*Stack[...]).Push"} {
+		if !rec.HasFunc(fn) {
+			t.Errorf("%s not recorded; have %v", fn, rec.Funcs())
+		}
+	}
+}
+
+func TestRecordTimeout(t *testing.T) {
+	start := time.Now()
+	s, err := Open(context.Background(), []string{"go", "run", "./testdata/spin"}, repoRoot(t), Options{Timeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rec := s.Recording()
+	if !rec.Outcome.Killed || !strings.Contains(rec.Partial, "timeout of 2s") {
+		t.Fatalf("killed=%v partial=%q", rec.Outcome.Killed, rec.Partial)
+	}
+	if len(rec.Frames) == 0 || !rec.HasFunc("main.(*poller).tick") {
+		t.Fatalf("the frames recorded before the timeout are lost: %d", len(rec.Frames))
+	}
+	if d := time.Since(start); d > 60*time.Second {
+		t.Fatalf("a 2s timeout took %s", d)
+	}
+	assertNoTarget(t, s.Program().Path)
+}
+
+func TestRecordMaxFrames(t *testing.T) {
+	s, err := Open(context.Background(), []string{"go", "run", "./testdata/fib", "10"}, repoRoot(t), Options{Limits: Limits{MaxFrames: 20}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rec := s.Recording()
+	if len(rec.Frames) != 20 || !strings.Contains(rec.Partial, "only the first 20 frames") {
+		t.Fatalf("%d frames, partial %q", len(rec.Frames), rec.Partial)
+	}
+	if rec.Outcome.ExitCode != 0 || !strings.Contains(rec.Outcome.Stdout, "fib(10) = 55") {
+		t.Fatalf("the run did not go on to its end: %+v", rec.Outcome)
+	}
+}
+
+func TestBuildFailure(t *testing.T) {
+	_, err := Open(context.Background(), []string{"go", "test", "./testdata/broken"}, repoRoot(t), Options{})
+	var be *target.BuildError
+	if !errors.As(err, &be) {
+		t.Fatalf("err = %v, want a *target.BuildError", err)
+	}
+	if !strings.HasPrefix(err.Error(), "build failed: ") || !strings.Contains(be.Output, "undefined: suffix") {
+		t.Fatalf("build error does not carry the compiler's message:\n%v", err)
+	}
+}
+
+func TestDivergence(t *testing.T) {
+	s := newSession(t, "go", "run", "./testdata/nondet")
+	_, err := s.Frame(context.Background(), fid("main.throw", 1))
+	if !errors.Is(err, ErrDiverged) {
+		t.Fatalf("FLT of a frame whose arguments come from the clock: %v, want ErrDiverged", err)
+	}
+	if !strings.Contains(err.Error(), "argument seed is ") {
+		t.Fatalf("divergence error does not say what differed: %v", err)
+	}
+	// A frame before the non-determinism still has its trace.
+	if _, err := s.Frame(context.Background(), fid("main.main", 1)); err != nil && !errors.Is(err, ErrDiverged) {
+		t.Fatal(err)
+	}
+}
+
+func TestLoopSummary(t *testing.T) {
+	s := newSession(t, "go", "run", "./testdata/loop")
+	flt, err := s.Frame(context.Background(), fid("main.simulate", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(flt.Skipped) != 1 {
+		t.Fatalf("skips: %+v", flt.Skipped)
+	}
+	sk := flt.Skipped[0]
+	calls := s.Recording().Invocations("main.step")
+	if sk.Iterations != 98 || len(sk.Callees) != 98 || sk.Callees[0] != calls[1].FID || sk.Callees[97] != calls[98].FID {
+		t.Fatalf("skip %+v: want 98 iterations with main.step#2 … main.step#99", sk)
+	}
+	var kept []trace.FID
+	for _, st := range flt.Steps {
+		kept = append(kept, st.Callees...)
+	}
+	if len(kept) != 2 || kept[0] != calls[0].FID || kept[1] != calls[99].FID {
+		t.Fatalf("kept callees %v, want main.step#1 and main.step#100", kept)
+	}
+}
+
+// assertNoTarget fails if a process runs the binary at path.
+func assertNoTarget(t *testing.T, path string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		pids := processesOf(path)
+		if len(pids) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("processes of %s still running: %v", path, pids)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func processesOf(path string) []string {
+	var pids []string
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		exe, err := os.Readlink(filepath.Join("/proc", e.Name(), "exe"))
+		if err == nil && strings.TrimSuffix(exe, " (deleted)") == path {
+			pids = append(pids, e.Name())
+		}
+	}
+	return pids
+}
+
+func TestNoOrphanAfterFLT(t *testing.T) {
+	s := newSession(t, fib4...)
+	if _, err := s.Frame(context.Background(), fid("main.fib", 3)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Execute(context.Background(), fid("main.fib", 3), 16, 1, "n"); err != nil {
+		t.Fatal(err)
+	}
+	assertNoTarget(t, s.Program().Path)
+}
