@@ -63,7 +63,12 @@ func (in *inFrame) walk(ctx context.Context, at func(v *visit) bool) ([]*visit, 
 			} else {
 				cur.viaLibrary = true
 			}
-			if ended, err = in.stepOverCall(fr); err != nil {
+			if in.delveStepOut {
+				_, ended, err = in.command(api.StepOut)
+			} else {
+				ended, err = in.stepOverCall(fr)
+			}
+			if err != nil {
 				return visits, false, err
 			}
 			if ended {
@@ -98,11 +103,18 @@ func (in *inFrame) isUser(fr *proc.Stackframe) bool {
 
 // BuildFLT re-executes prog to frame f of rec and steps through it.
 func BuildFLT(ctx context.Context, prog *Program, rec *trace.Recording, f *trace.Frame, lim Limits) (*trace.FLT, error) {
+	return buildFLT(ctx, prog, rec, f, lim, false)
+}
+
+// buildFLT is BuildFLT; delveStepOut steps over calls with Delve's StepOut
+// instead of the return-slot watchpoint, for the benchmark that compares them.
+func buildFLT(ctx context.Context, prog *Program, rec *trace.Recording, f *trace.Frame, lim Limits, delveStepOut bool) (*trace.FLT, error) {
 	lim = lim.withDefaults()
 	in, err := reach(ctx, prog, rec, f, lim)
 	if err != nil {
 		return nil, err
 	}
+	in.delveStepOut = delveStepOut
 	defer in.p.kill()
 	stop := context.AfterFunc(ctx, in.p.halt)
 	defer stop()

@@ -38,6 +38,8 @@ type inFrame struct {
 	goid  int64
 	off   int64 // the frame's CFA relative to its stack top
 	lim   Limits
+	// delveStepOut steps over calls with Delve's StepOut (see buildFLT).
+	delveStepOut bool
 }
 
 // reach re-executes prog to the entry of frame f (the f.FID.Index-th

@@ -1,0 +1,76 @@
+package engine
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/adi-go/adi/engine/trace"
+)
+
+// BenchmarkRecord measures the Delve index: the cost of recording one frame
+// (two ptrace stops: entry and return), on fib(12)'s 465 frames.
+func BenchmarkRecord(b *testing.B) {
+	_, prog := record(b, "go", "run", "./testdata/fib", "12")
+	frames := 0
+	b.ResetTimer()
+	for b.Loop() {
+		rec, err := Record(context.Background(), prog, RecordOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		frames += len(rec.Frames)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(frames), "ns/frame")
+}
+
+// BenchmarkFLTStatement measures the deep tier per executed statement, on
+// loop's simulate (a 100-iteration loop calling a function each time).
+func BenchmarkFLTStatement(b *testing.B) {
+	rec, prog := record(b, "go", "run", "./testdata/loop")
+	f, err := rec.Frame(trace.FID{Func: "main.simulate", Index: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	steps := 0
+	b.ResetTimer()
+	for b.Loop() {
+		flt, err := BuildFLT(context.Background(), prog, rec, f, Limits{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		steps += len(flt.Steps)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(steps), "ns/stmt")
+}
+
+// BenchmarkFLTRecursion builds the FLT of fib(20)'s top frame, whose two
+// calls run 21,890 invocations below it, and of a leaf frame, side by side;
+// and the same with Delve's StepOut stepping over the calls, for comparison.
+// The recording keeps the first 64 frames only: enough to name the frames.
+func BenchmarkFLTRecursion(b *testing.B) {
+	s, err := Open(context.Background(), []string{"go", "run", "./testdata/fib", "20"}, repoRoot(b), Options{Limits: Limits{MaxFrames: 64}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	rec := s.Recording()
+	top, _ := rec.Frame(trace.FID{Func: "main.fib", Index: 1})  // n=20
+	leaf, _ := rec.Frame(trace.FID{Func: "main.fib", Index: 20}) // n=1
+	for _, bc := range []struct {
+		name    string
+		f       *trace.Frame
+		stepOut bool
+	}{{"top", top, false}, {"leaf", leaf, false}, {"top-delve-stepout", top, true}} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+				_, err := buildFLT(ctx, s.Program(), rec, bc.f, Limits{}, bc.stepOut)
+				cancel()
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
