@@ -55,7 +55,7 @@ func BenchmarkFLTRecursion(b *testing.B) {
 	}
 	defer s.Close()
 	rec := s.Recording()
-	top, _ := rec.Frame(trace.FID{Func: "main.fib", Index: 1})  // n=20
+	top, _ := rec.Frame(trace.FID{Func: "main.fib", Index: 1})   // n=20
 	leaf, _ := rec.Frame(trace.FID{Func: "main.fib", Index: 20}) // n=1
 	for _, bc := range []struct {
 		name    string
