@@ -98,16 +98,25 @@ func replMain(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			fmt.Fprintln(stdout, "the recording has no frames of the target's module")
 		}
 	}
-	in := bufio.NewScanner(stdin)
-	in.Buffer(make([]byte, 64*1024), 1<<20)
+	lines, readErr := readLines(stdin)
 	for {
 		if interactive {
 			fmt.Fprint(stdout, "(adi) ")
 		}
-		if !in.Scan() {
+		var line string
+		var ok bool
+		select {
+		case <-ctx.Done():
+			// Ctrl-C at the prompt ends the session; during a command it
+			// ends the command's processes first (ctx reaches them).
+			fmt.Fprintln(stderr, "adi: interrupted")
+			return 130
+		case line, ok = <-lines:
+		}
+		if !ok {
 			break
 		}
-		line := strings.TrimSpace(in.Text())
+		line = strings.TrimSpace(line)
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
@@ -130,11 +139,29 @@ func replMain(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			fmt.Fprintln(stdout, strings.TrimRight(ans.Text, "\n"))
 		}
 	}
-	if err := in.Err(); err != nil {
+	if err := *readErr; err != nil {
 		fmt.Fprintln(stderr, "adi: reading commands:", err)
 		return 1
 	}
 	return 0
+}
+
+// readLines reads r line by line on its own goroutine, so that the session
+// can stop waiting for input when it is interrupted. The error is set when
+// the channel is closed.
+func readLines(r io.Reader) (<-chan string, *error) {
+	ch := make(chan string)
+	var err error
+	go func() {
+		defer close(ch)
+		in := bufio.NewScanner(r)
+		in.Buffer(make([]byte, 64*1024), 1<<20)
+		for in.Scan() {
+			ch <- in.Text()
+		}
+		err = in.Err()
+	}()
+	return ch, &err
 }
 
 // writeJSONLine writes v as one line of JSON.
