@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"sync"
@@ -51,12 +50,11 @@ type capture struct {
 	max   int
 	lost  int
 	wg    sync.WaitGroup
-	tee   io.Writer
-	teeMu *sync.Mutex
+	tee   func([]byte)
 }
 
-func newCapture(r *os.File, max int, tee io.Writer, teeMu *sync.Mutex) *capture {
-	c := &capture{max: max, tee: tee, teeMu: teeMu}
+func newCapture(r *os.File, max int, tee func([]byte)) *capture {
+	c := &capture{max: max, tee: tee}
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
@@ -77,9 +75,7 @@ func newCapture(r *os.File, max int, tee io.Writer, teeMu *sync.Mutex) *capture 
 
 func (c *capture) write(p []byte) {
 	if c.tee != nil {
-		c.teeMu.Lock()
-		c.tee.Write(p)
-		c.teeMu.Unlock()
+		c.tee(p)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -101,9 +97,13 @@ func (c *capture) String() string {
 	return c.buf.String()
 }
 
+// OutputFunc receives the target's output as it is produced: stream is
+// "stdout" or "stderr". Calls for the two streams may be concurrent.
+type OutputFunc func(stream string, p []byte)
+
 // launch starts prog stopped at its first instruction. The caller must call
 // kill when done with it; output streams end when the process does.
-func launch(prog *Program, maxOutput int, tee io.Writer) (*process, error) {
+func launch(prog *Program, maxOutput int, output OutputFunc) (*process, error) {
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -114,10 +114,15 @@ func launch(prog *Program, maxOutput int, tee io.Writer) (*process, error) {
 		outW.Close()
 		return nil, err
 	}
-	teeMu := new(sync.Mutex)
+	tee := func(stream string) func([]byte) {
+		if output == nil {
+			return nil
+		}
+		return func(p []byte) { output(stream, p) }
+	}
 	p := &process{
-		stdout: newCapture(outR, maxOutput, tee, teeMu),
-		stderr: newCapture(errR, maxOutput, tee, teeMu),
+		stdout: newCapture(outR, maxOutput, tee("stdout")),
+		stderr: newCapture(errR, maxOutput, tee("stderr")),
 	}
 	cfg := &debugger.Config{
 		WorkingDir: prog.Dir,

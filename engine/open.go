@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"time"
 
@@ -24,7 +23,7 @@ type Options struct {
 	// Stdin is a file the target reads as standard input ("": empty).
 	Stdin string
 	// Output receives the target's output as it runs (nil: only captured).
-	Output io.Writer
+	Output OutputFunc
 	// Log receives progress lines for a person (nil: none).
 	Log func(format string, args ...any)
 }

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"io"
 	"regexp"
 	"strings"
 	"time"
@@ -24,7 +23,7 @@ type RecordOptions struct {
 	Timeout time.Duration
 	// Output, when set, receives the target's stdout and stderr as they are
 	// produced (they are captured in the Outcome either way).
-	Output io.Writer
+	Output OutputFunc
 	// Progress, when set, is called every few thousand frames.
 	Progress func(frames int)
 }

@@ -321,6 +321,18 @@ func (s *Session) matchesB(f *trace.Frame) bool {
 	return false
 }
 
+// FirstMatch returns the first frame of T that matches B.
+func (s *Session) FirstMatch() (*trace.Frame, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, f := range s.rec.Frames {
+		if s.matchesB(f) {
+			return f, true
+		}
+	}
+	return nil, false
+}
+
 // StepInto moves i to the frame fid.
 func (s *Session) StepInto(ctx context.Context, fid trace.FID) (*Nav, error) {
 	f, err := s.rec.Frame(fid)
