@@ -45,12 +45,12 @@ type process struct {
 // capture collects a stream of the target's output, bounded in memory: past
 // max bytes only the last max bytes are kept.
 type capture struct {
-	mu    sync.Mutex
-	buf   bytes.Buffer
-	max   int
-	lost  int
-	wg    sync.WaitGroup
-	tee   func([]byte)
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	max  int
+	lost int
+	wg   sync.WaitGroup
+	tee  func([]byte)
 }
 
 func newCapture(r *os.File, max int, tee func([]byte)) *capture {
