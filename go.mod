@@ -4,6 +4,7 @@ go 1.26
 
 require (
 	github.com/go-delve/delve v1.27.2
+	github.com/google/go-dap v0.12.0
 	github.com/mattn/go-isatty v0.0.20
 )
 

@@ -135,8 +135,10 @@ func buildFLT(ctx context.Context, prog *Program, rec *trace.Recording, f *trace
 	if err != nil {
 		return nil, fmt.Errorf("stepping through %s: %w", f.FID, err)
 	}
+	seen := map[trace.Pos]int{}
 	for _, v := range visits {
-		st := trace.Step{Pos: v.pos}
+		seen[v.pos]++
+		st := trace.Step{Pos: v.pos, Visit: seen[v.pos]}
 		if v.after != nil {
 			st.Changes = diffLocals(prev, v.after, v.order)
 			prev = v.after

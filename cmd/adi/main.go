@@ -7,6 +7,7 @@
 //	adi repl [flags] -- go test ./pkg -run TestX
 //	adi repl [flags] -- go run ./cmd/x args…
 //	adi repl [flags] -- ./binary args…
+//	adi dap [--listen 127.0.0.1:0]
 package main
 
 import (
@@ -22,6 +23,7 @@ const usage = `adi — an agent-centric debugger for Go
 
 usage:
   adi repl [flags] -- TARGET     record TARGET, then answer commands read from standard input
+  adi dap [--listen ADDR]        serve the Debug Adapter Protocol (stdio, or TCP with --listen)
   adi help                       this text
 
 TARGET is the thing to debug, written as you already run it:
@@ -48,6 +50,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	switch args[0] {
 	case "repl":
 		return replMain(ctx, args[1:], stdin, stdout, stderr)
+	case "dap":
+		return dapMain(ctx, args[1:], stdin, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

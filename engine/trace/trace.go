@@ -114,6 +114,10 @@ type Step struct {
 	// Iteration numbers the step's enclosing loop iteration when it is part of
 	// a loop (0 outside loops); set by loop summarisation.
 	Iteration int
+	// Visit is how many times the frame had arrived at this line, this
+	// arrival included: the k of execute(fid, line, k). It counts the
+	// steps that loop summarisation left out too.
+	Visit int
 }
 
 // Skip summarises loop iterations left out of an FLT's steps.
