@@ -24,15 +24,15 @@ type LaunchArgs struct {
 	StopOnEntry bool `json:"stopOnEntry"`
 
 	// adi's limits; zero means the default.
-	MaxFrames   int     `json:"maxFrames"`
-	MaxSteps    int     `json:"maxSteps"`
-	LoopFirst   int     `json:"loopFirst"`
-	LoopLast    int     `json:"loopLast"`
-	MaxString   int     `json:"maxString"`
-	MaxElems    int     `json:"maxElems"`
-	MaxDepth    int     `json:"maxDepth"`
-	Timeout     float64 `json:"timeout"`     // seconds, the recorded run
-	ExecTimeout float64 `json:"execTimeout"` // seconds, each re-execution
+	MaxFrames   int      `json:"maxFrames"`
+	MaxSteps    int      `json:"maxSteps"`
+	LoopFirst   int      `json:"loopFirst"`
+	LoopLast    int      `json:"loopLast"`
+	MaxString   int      `json:"maxString"`
+	MaxElems    int      `json:"maxElems"`
+	MaxDepth    int      `json:"maxDepth"`
+	Timeout     float64  `json:"timeout"`     // seconds, the recorded run
+	ExecTimeout float64  `json:"execTimeout"` // seconds, each re-execution
 	Trace       []string `json:"trace"`
 }
 
