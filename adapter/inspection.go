@@ -285,6 +285,18 @@ func (s *session) onEvaluate(ctx context.Context, r *dap.EvaluateRequest) error 
 		return nil, false
 	}
 	body := dap.EvaluateResponseBody{}
+	if r.Arguments.Context == "repl" && isCommand(expr) {
+		if _, ok := lookup(expr); !ok {
+			// The debug console takes the ADI commands too.
+			ans, err := d.Exec(ctx, expr)
+			if err != nil {
+				return err
+			}
+			body.Result = ans.Text
+			s.send(&dap.EvaluateResponse{Response: s.response(&r.Request), Body: body})
+			return nil
+		}
+	}
 	if v, ok := lookup(expr); ok {
 		body.Result, body.Type = v.Text, v.Type
 		if len(v.Children) > 0 {
@@ -385,4 +397,17 @@ func (h *handles) get(ref int) ([]trace.Value, error) {
 		return nil, errors.New("unknown variables reference " + strconv.Itoa(ref) + " (references last until the next stop)")
 	}
 	return f()
+}
+
+// replCommands are the engine commands the debug console accepts. The
+// moving ones (continue, step-into…) are left to the debugger's own
+// buttons, which keep the editor's views in step.
+var replCommands = map[string]bool{
+	"frame": true, "frames": true, "call-tree": true, "execute": true, "outcome": true,
+	"break": true, "clear": true, "breakpoints": true, "help": true,
+}
+
+func isCommand(expr string) bool {
+	word, _, _ := strings.Cut(expr, " ")
+	return replCommands[word]
 }

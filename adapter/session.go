@@ -204,8 +204,21 @@ func (s *session) send(m dap.Message) {
 		return
 	}
 	if len(b) > maxMessage {
-		s.log.Error("DAP message too large even after truncation", "bytes", len(b))
-		return
+		// A client must get an answer to each request: a response too
+		// large for one message becomes an error response saying so.
+		s.log.Error("DAP message over the 4 MiB limit", "bytes", len(b))
+		r, ok := m.(dap.ResponseMessage)
+		if !ok {
+			return
+		}
+		e := &dap.ErrorResponse{Response: *r.GetResponse()}
+		e.Success = false
+		e.Message = "response too large"
+		e.Body.Error = &dap.ErrorMessage{Id: errCommand, ShowUser: true,
+			Format: fmt.Sprintf("response too large: the answer was %d bytes, over the DAP limit of 4 MiB; ask for less (page the request)", len(b))}
+		if b, err = json.Marshal(e); err != nil {
+			return
+		}
 	}
 	if err := dap.WriteBaseMessage(s.out, b); err != nil {
 		s.log.Debug("writing to the client", "err", err)
