@@ -176,12 +176,9 @@ func setenv(env []string) func() {
 // kill ends the process (if still alive) and releases the debugger.
 func (p *process) kill() {
 	p.done.Do(func() {
-		if p.d == nil {
-			return
-		}
-		if err := p.d.Detach(true); err != nil {
-			// The process may already be gone; nothing more can be done.
-			_ = err
+		if p.d != nil {
+			// An error means the process is already gone.
+			p.d.Detach(true)
 		}
 	})
 }
