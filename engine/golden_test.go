@@ -19,21 +19,18 @@ import (
 // golden files, then review them against the fixture's source: they are
 // what an LLM reads.
 //
-// Fixture packages are spelled in full in fids, e.g.
-// github.com/adi-go/adi/testdata/nilptr.Greeting#3; the shorthands below
-// keep the table readable.
-const (
-	nilptrPkg       = "github.com/adi-go/adi/testdata/nilptr."
-	offbyonePkg     = "github.com/adi-go/adi/testdata/offbyone."
-	searchPkg       = "github.com/adi-go/adi/testdata/search."
-	recursionPkg    = "github.com/adi-go/adi/testdata/recursion."
-	methodsPkg      = "github.com/adi-go/adi/testdata/methods."
-	genericsPkg     = "github.com/adi-go/adi/testdata/generics."
-	droppederrPkg   = "github.com/adi-go/adi/testdata/droppederr."
-	deferrecoverPkg = "github.com/adi-go/adi/testdata/deferrecover."
-	tabletestPkg    = "github.com/adi-go/adi/testdata/tabletest."
-)
-
+// Commands name functions the short way a person types them
+// (nilptr.Greeting for github.com/adi-go/adi/testdata/nilptr.Greeting,
+// generics.(*Stack).Pop for generics.(*Stack[...]).Pop); the answers spell
+// them in full.
+//
+// Goroutine ids other than 1 differ from run to run (test goroutines,
+// spawned workers): the transcript numbers them G1, G2, … in order of first
+// appearance.
+//
+// A command whose answer is wrong today is left out of its script with a
+// TODO(engine bug) comment saying what it prints and what it should, so
+// that the golden files only hold correct answers.
 type goldenCase struct {
 	name   string
 	argv   []string
@@ -58,6 +55,7 @@ var goldenCases = []goldenCase{
 			"outcome",
 			"frame",
 			"step-out",
+			"step-out",
 			"call-tree main.main#1",
 			"frames main.(*Registry).Add",
 			"frame main.NewRegistry#1",
@@ -74,28 +72,36 @@ var goldenCases = []goldenCase{
 			"outcome",
 			"frame",
 			"step-out",
-			"frames " + nilptrPkg + "(*Directory).Find",
-			"frame " + nilptrPkg + "(*Directory).Find#3",
-			"break " + nilptrPkg + "Greeting id > 3",
+			"frames nilptr.(*Directory).Find",
+			"frame nilptr.(*Directory).Find#3",
+			"break nilptr.Greeting id > 3",
+			"break nilptr.(*Directory).Find r0 == nil",
+			"continue",
+			"continue",
 			"prev",
-			"execute " + nilptrPkg + "Greeting#3 40 1 u == nil",
+			"execute nilptr.Greeting#3 40 1 u == nil",
 		},
 	},
 	{
 		// Root cause: pageCount (main.go:17) returns n/size + 1 = 4 for 12
-		// items; firstOfPage panics at main.go:22 on page 3.
+		// items; firstOfPage panics at main.go:22 on page 4 (p = 3).
 		name: "index",
 		argv: []string{"go", "run", "./testdata/index"},
 		script: []string{
 			"outcome",
 			"frame",
-			"step-out",
+			// TODO(engine bug): "step-out" (and "frame main.printPages#1")
+			// puts all four callees firstOfPage#1..#4 on the first step at
+			// line 29; the skip line must say "calls main.firstOfPage#2,
+			// main.firstOfPage#3" and the last step at line 29 (p = 3)
+			// must show "⇢ main.firstOfPage#4(…) ✗ panicked: …".
+			"call-tree main.main#1",
 			"frame main.pageCount#1",
 			"execute main.pageCount#1 17 1 (n+size-1)/size",
 			"break main.firstOfPage p >= 2",
-			"continue",
 			"prev",
-			"call-tree main.main#1",
+			"prev",
+			"continue",
 		},
 	},
 	{
@@ -106,13 +112,17 @@ var goldenCases = []goldenCase{
 		script: []string{
 			"outcome",
 			"frame",
-			"frame " + offbyonePkg + "SumFirst#1",
-			"execute " + offbyonePkg + "SumFirst#1 24 1 i",
-			"execute " + offbyonePkg + "SumFirst#1 24 1 total + xs[n-1]",
-			"frames " + offbyonePkg + "Readings",
-			"break " + offbyonePkg + "Reading i == 24",
+			"frame offbyone.SumFirst#1",
+			"execute offbyone.SumFirst#1 22 24 i",
+			"execute offbyone.SumFirst#1 21 26 i",
+			"execute offbyone.SumFirst#1 24 1 total + xs[n-1]",
+			"frames offbyone.Readings",
+			"break offbyone.Reading i == 24",
 			"continue",
-			"step-out",
+			// TODO(engine bug): "step-out" to offbyone.Readings#2 shows no
+			// change at the last kept step "13  xs[i] = Reading(i)"
+			// (i = 29): xs[29] went 0 → 88, but values are compared by
+			// their text, cut after 16 elements ("…+14 more").
 		},
 	},
 	{
@@ -123,13 +133,13 @@ var goldenCases = []goldenCase{
 		script: []string{
 			"outcome",
 			"frame",
-			"frames " + searchPkg + "Index",
-			"break " + searchPkg + "Index r0 == -1",
+			"frames search.Index",
+			"break search.Index r0 == -1",
 			"continue",
 			"continue",
 			"prev",
-			"execute " + searchPkg + "Index#3 35 1 lo == hi && xs[lo] == x",
-			"call-tree " + searchPkg + "TestIsPrimeComposite#1",
+			"execute search.Index#3 35 1 lo == hi && xs[lo] == x",
+			"call-tree search.TestIsPrimeComposite#1",
 		},
 	},
 	{
@@ -139,12 +149,13 @@ var goldenCases = []goldenCase{
 		script: []string{
 			"outcome",
 			"frame",
-			"frame " + recursionPkg + "Fib#1",
-			"call-tree " + recursionPkg + "Fib#1 2",
-			"break " + recursionPkg + "Fib n == 2",
+			"frame recursion.Fib#1",
+			"call-tree recursion.Fib#1 2",
+			"break recursion.Fib n == 2",
 			"continue",
-			"execute " + recursionPkg + "Fib#1 7 1 n = 3",
-			"frame " + recursionPkg + "Sequence#1",
+			"step-out",
+			"execute recursion.Fib#1 7 1 n = 3",
+			"frame recursion.Sequence#1",
 		},
 	},
 	{
@@ -155,12 +166,16 @@ var goldenCases = []goldenCase{
 		script: []string{
 			"outcome",
 			"frame",
-			"frames " + methodsPkg + "Counter.Inc",
-			"frame " + methodsPkg + "Counter.Inc#1",
+			"frames methods.Counter.Inc",
+			"step-into methods.Counter.Inc#1",
 			"step-out",
-			"frame " + methodsPkg + "(*Site).counter#3",
-			"frame " + methodsPkg + "(*Counter).Value#1",
-			"execute " + methodsPkg + "(*Site).Views#1 50 1 len(s.counters)",
+			"frame methods.(*Site).counter#3",
+			"frame methods.(*Counter).Value#1",
+			"execute methods.(*Site).Views#1 50 1 s.counters[0].n",
+			// TODO(engine bug): "execute methods.(*Site).Visit#1 46 1 …"
+			// says "line 46 is not a statement of …Visit (methods.go lines
+			// 44-46); its statements are on lines 45", yet the FLT of
+			// Visit#1 (step-out above) has a step "46  }".
 		},
 	},
 	{
@@ -173,10 +188,16 @@ var goldenCases = []goldenCase{
 			"frame",
 			"frame main.formatters#1",
 			"frames main.formatters.func1",
-			"frame main.formatters.func1#1",
+			"step-into main.formatters.func1#1",
 			"step-out",
 			"execute main.formatters.func1#1 20 1 prefix",
 			"execute main.formatters#1 23 1 prefix",
+			// TODO(engine bug): the what-if "execute
+			// main.formatters.func1#1 20 1 prefix = \"user\"" fails with
+			// Delve's "literal string can not be allocated because
+			// function calls are not allowed without using 'call'"; it
+			// must return ("user-7") (or say plainly that adi cannot
+			// assign strings).
 		},
 	},
 	{
@@ -187,28 +208,45 @@ var goldenCases = []goldenCase{
 		script: []string{
 			"outcome",
 			"frame",
-			"frames " + genericsPkg + "Reverse",
-			"call-tree " + genericsPkg + "Reverse[...]#1",
-			"frame " + genericsPkg + "(*Stack[...]).Pop#1",
-			"step-out",
-			"execute " + genericsPkg + "(*Stack[...]).Pop#1 22 1 s.items[len(s.items)-1]",
-			"break " + genericsPkg + "(*Stack).Pop ok == false",
+			"frames generics.Reverse",
+			"call-tree generics.Reverse[...]#1",
+			"step-into generics.(*Stack).Pop#1",
+			// TODO(engine bug): "step-out" (Reverse[...]#1's FLT) has no
+			// step for line 29 "s := &Stack[T]{}": its change
+			// "s = &generics.Stack[int]{items: nil} (new)" sits on the
+			// header step "28  func Reverse[T any](xs []T) []T {".
+			"frames generics.(*Stack).Pop",
+			"execute generics.(*Stack[...]).Pop#1 22 1 s.items[len(s.items)-1]",
+			"break generics.(*Stack).Pop ok == false",
 			"continue",
-			"frame " + genericsPkg + "Max[...]#1",
+			"frame generics.Max#1",
 		},
 	},
 	{
 		// Root cause: fanOut (main.go:37) gives the last worker xs[6:9] and
-		// drops element 10.
+		// drops element 10. Which worker enters first varies from run to
+		// run, so worker#N and square#N name different invocations in
+		// different recordings: the script stays away from them.
 		name: "pipeline",
 		argv: []string{"go", "run", "./testdata/pipeline"},
 		script: []string{
 			"outcome",
-			"call-tree main.main#1",
-			"frame main.fanOut#1",
-			"frames main.worker",
-			"execute main.fanOut#1 37 3 xs[w*chunk:]",
-			"frame main.fanIn#1",
+			// TODO(engine bug): every channel value reads
+			// "(len 13, cap 0)" (the field count of runtime.hchan), e.g.
+			// "frames main.fanOut" ends "→ <-chan main.partial (len 13,
+			// cap 0)"; fanOut's channel has cap 3. This keeps out
+			// "call-tree main.main#1", "frames main.fanOut",
+			// "frame main.fanIn#1".
+			// TODO(engine bug): "frame main.fanOut#1" stops after the
+			// first "go worker(…)" at line 37 (sometimes it goes on with
+			// 35 and 39 only): iterations w = 1 and 2, line 39's spawn
+			// and "43 return out" are missing, and "execute main.fanOut#1
+			// 37 3 w" fails with "line 37 ran 1 time(s)".
+			"execute main.fanOut#1 37 1 xs[w*chunk:(w+1)*chunk]",
+			"execute main.fanOut#1 36 1 len(xs) - workers*chunk",
+			"break main.worker id == 2",
+			"break main.square x == 10",
+			"breakpoints",
 		},
 	},
 	{
@@ -219,11 +257,12 @@ var goldenCases = []goldenCase{
 		script: []string{
 			"outcome",
 			"frame",
-			"frames " + droppederrPkg + "parseLine",
-			"frame " + droppederrPkg + "parseLine#5",
-			"execute " + droppederrPkg + "parseLine#5 19 1 fields[1]",
-			"execute " + droppederrPkg + "parseLine#5 20 1 qty = 5",
+			"frames droppederr.parseLine",
+			"step-into droppederr.parseLine#5",
+			"execute droppederr.parseLine#5 19 1 fields[1]",
+			"execute droppederr.parseLine#5 20 1 qty = 5",
 			"step-out",
+			"frame droppederr.Total#1",
 		},
 	},
 	{
@@ -235,11 +274,15 @@ var goldenCases = []goldenCase{
 			"outcome",
 			"frame",
 			"call-tree",
-			"frames " + deferrecoverPkg + "stats",
-			"frame " + deferrecoverPkg + "stats#2",
+			"frames deferrecover.stats",
+			"step-into deferrecover.stats#2",
 			"step-out",
-			"frame " + deferrecoverPkg + "Summarize.func1#2",
-			"execute " + deferrecoverPkg + "stats#2 21 1 len(s)",
+			// TODO(engine bug): "frame deferrecover.Summarize.func1#2"
+			// and "frames deferrecover.Summarize.func1" give the deferred
+			// closure's call site as "panic.go:236" (runtime.panicBounds64);
+			// it must be a line of its caller Summarize#2
+			// (deferrecover.go:32, where the panic went through it).
+			"execute deferrecover.stats#2 21 1 len(s)",
 		},
 	},
 	{
@@ -249,14 +292,21 @@ var goldenCases = []goldenCase{
 		argv: []string{"go", "test", "./testdata/tabletest"},
 		script: []string{
 			"outcome",
-			"frame",
-			"frames " + tabletestPkg + "FormatSize",
-			"break " + tabletestPkg + "scale n <= 1024",
+			// TODO(engine bug): "frame" (TestFormatSize#1) shows the one
+			// statement at lines 6-17 as 25 steps bouncing over lines
+			// 11-16, with "tests = …{name: <unreadable: …>…} (new)" read
+			// before the literal was built; the subtests spawned by t.Run
+			// at line 19 are all put on the last step "25 }".
+			// TODO(engine bug): "frames tabletest.TestFormatSize.func1"
+			// gives the subtests' call site as "testing.go:2101" (inside
+			// t.Run); it must be tabletest_test.go:19 in TestFormatSize#1.
+			"frames tabletest.FormatSize",
+			"break tabletest.scale n <= 1024",
 			"continue",
 			"step-out",
-			"execute " + tabletestPkg + "scale#1 13 1 f >= 1024",
-			"execute " + tabletestPkg + "scale#1 13 1 f = 1025",
-			"execute " + tabletestPkg + "FormatSize#3 22 1 n = 1025",
+			"execute tabletest.scale#1 13 1 f >= 1024",
+			"execute tabletest.scale#1 13 1 f = 1025",
+			"execute tabletest.FormatSize#3 22 1 n = 1025",
 		},
 	},
 	{
@@ -309,13 +359,36 @@ var goldenCases = []goldenCase{
 		script: []string{
 			"outcome",
 			"frame",
-			"call-tree main.main#1",
-			"frame main.main#1",
-			"frame main.work#1",
-			"frame main.safe#1",
-			"frame main.mustPositive#1",
-			"frame main.safe.func1#1",
 			"frame main.init.0#1",
+			"frame main.init.1#1",
+			// TODO(engine bug): "call-tree main.main#1" and "frames
+			// main.work" show the method value argument as
+			// "add=func(int)" (its type); it is main.(*acc).add-fm.
+			// TODO(engine bug): "frame main.main#1" differs from run to
+			// run after "73 go work(add, table, &wg)": line 74 wg.Wait()
+			// is sometimes missing, and the changes made by the work
+			// goroutine while main waits (a.total 0 → 105) land on 73.
+			// TODO(engine bug): "frame main.work#1" puts all four callees
+			// (*acc).add#1..#4 on the first step at line 62 (the skip line
+			// and the last "62 add(v)" must carry add#2, add#3 and add#4),
+			// and shows "59 func work(…) {  add: func(int) →
+			// main.(*acc).add-fm", a change nobody made (the header reads
+			// add=func(int)).
+			// TODO(engine bug): "frames main.safe.func1" (and "frame
+			// main.safe.func1#1") give safe.func1#1's call site as
+			// main.go:45, a line of mustPositive; it must be a line of its
+			// caller safe#1 (main.go:56, where the panic went through it).
+			// TODO(engine bug): "frame main.safe#1" and "frame
+			// main.safe#2" show the one return statement as four steps:
+			// 56, 57, 56, 57 (safe.func1#N on one of the 57s).
+			// TODO(engine bug): "frame main.safe.func1#2" shows
+			// "52  if p := recover(); p != nil {" without "p = nil (new)":
+			// p's scope ends before the next stop.
+			"frames main.(*acc).add",
+			"frame main.(*acc).add#4",
+			"call-tree main.safe#1",
+			"frame main.mustPositive#1",
+			"call-tree main.safe#2",
 			"frame main.cleanup#1",
 		},
 	},
@@ -366,16 +439,31 @@ func TestGolden(t *testing.T) {
 var (
 	hexAddr     = regexp.MustCompile(`0x[0-9a-f]{6,}`)
 	testElapsed = regexp.MustCompile(`\([0-9]+\.[0-9]+s\)`)
-	pkgElapsed  = regexp.MustCompile(`(?m)^((?:ok|FAIL|---) .*\t)[0-9]+\.[0-9]+s$`)
+	pkgElapsed  = regexp.MustCompile(`(?m)^(\s*(?:ok|FAIL)\s.*\t)[0-9]+\.[0-9]+s$`)
+	goroutineID = regexp.MustCompile(`\bgoroutine ([0-9]+)\b`)
 )
 
 // normalizeGolden replaces what differs between machines and runs: the
-// repository's path, addresses, durations.
+// repository's path, addresses, durations and the ids of goroutines other
+// than 1 (numbered G1, G2, … in order of first appearance).
 func normalizeGolden(s, root string, extra []replacement) string {
 	s = strings.ReplaceAll(s, root, "$ROOT")
 	s = hexAddr.ReplaceAllString(s, "0xADDR")
 	s = testElapsed.ReplaceAllString(s, "(T)")
 	s = pkgElapsed.ReplaceAllString(s, "${1}T")
+	ids := map[string]string{}
+	s = goroutineID.ReplaceAllStringFunc(s, func(m string) string {
+		id := goroutineID.FindStringSubmatch(m)[1]
+		if id == "1" {
+			return m
+		}
+		g, ok := ids[id]
+		if !ok {
+			g = fmt.Sprintf("G%d", len(ids)+1)
+			ids[id] = g
+		}
+		return "goroutine " + g
+	})
 	for _, r := range extra {
 		s = r.re.ReplaceAllString(s, r.with)
 	}
@@ -414,12 +502,12 @@ func lineDiff(want, got string) string {
 			ops = append(ops, op{' ', a[i]})
 			i++
 			j++
-		case j < len(b) && (i == len(a) || lcs[i][j+1] >= lcs[i+1][j]):
-			ops = append(ops, op{'+', b[j]})
-			j++
-		default:
+		case i < len(a) && (j == len(b) || lcs[i+1][j] >= lcs[i][j+1]):
 			ops = append(ops, op{'-', a[i]})
 			i++
+		default:
+			ops = append(ops, op{'+', b[j]})
+			j++
 		}
 	}
 	const context = 3
