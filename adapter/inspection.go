@@ -140,7 +140,9 @@ func (s *session) onScopes(ctx context.Context, r *dap.ScopesRequest) error {
 		// the client opens the scope.
 		scopes = append(scopes, dap.Scope{Name: "Locals", PresentationHint: "locals", Expensive: true,
 			VariablesReference: s.handles.lazy(func() ([]trace.Value, error) {
-				flt, err := d.FLT(ctx, f)
+				// Built by a later variables request: the scopes
+				// request's context is gone by then.
+				flt, err := d.FLT(s.ctx, f)
 				if err != nil {
 					return nil, err
 				}

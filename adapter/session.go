@@ -38,6 +38,10 @@ type session struct {
 	opMu     sync.Mutex
 	cancelOp context.CancelFunc
 
+	// ctx lives as long as the session: work deferred past the request
+	// that set it up (a scope built when the client opens it) runs in it.
+	ctx context.Context
+
 	// The state below is used by the worker goroutine only.
 	client  dap.InitializeRequestArguments
 	launch  *LaunchArgs
@@ -71,6 +75,7 @@ var errTerminated = errors.New("the debug session has ended: launch again to deb
 func (s *session) serve(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	s.ctx = ctx
 	work := make(chan dap.RequestMessage, 64)
 	var wg sync.WaitGroup
 	wg.Add(1)

@@ -180,12 +180,9 @@ describe('adi dap: full sessions (testdata/nilmap, testdata/nilptr)', function (
     assert.deepEqual(outcome.body.failed_tests, ['TestGreetings']);
   });
 
-  // Adapter bug, left pending until it is fixed: the Locals scope of an
-  // outer frame is built lazily (adapter/inspection.go, onScopes) with the
-  // context of the scopes request, which session.handle cancels as soon as
-  // that request is answered; the later variables request then fails with
-  // "variables failed: re-executing to main.fib#4: context canceled".
-  it.skip('the Locals of an outer frame are where it made the call', async function () {
+  // The Locals scope of an outer frame is built lazily, by the variables
+  // request that opens it, after the scopes request has been answered.
+  it('the Locals of an outer frame are where it made the call', async function () {
     await adi.start(dc, { mode: 'run', program: adi.testdata('fib'), args: ['6'] }, {
       functionBreakpoints: [{ name: 'main.fib', condition: 'n == 2' }],
     });
