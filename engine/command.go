@@ -305,28 +305,30 @@ func execJSON(r *ExecResult) any {
 		Value string `json:"value"`
 	}
 	type out struct {
-		FID     string      `json:"fid"`
-		Line    int         `json:"line"`
-		K       int         `json:"k"`
-		Stmt    string      `json:"stmt"`
-		Value   *string     `json:"value,omitempty"`
-		Type    string      `json:"type,omitempty"`
-		WhatIf  bool        `json:"what_if"`
-		Results []valueJSON `json:"results,omitempty"`
-		Panic   *string     `json:"panic,omitempty"`
+		FID     string       `json:"fid"`
+		Line    int          `json:"line"`
+		K       int          `json:"k"`
+		Stmt    string       `json:"stmt"`
+		Value   *string      `json:"value,omitempty"`
+		Type    string       `json:"type,omitempty"`
+		WhatIf  bool         `json:"what_if"`
+		Results *[]valueJSON `json:"results,omitempty"`
+		Panic   *string      `json:"panic,omitempty"`
 	}
 	o := out{FID: r.FID.String(), Line: r.Line, K: r.K, Stmt: r.Stmt, WhatIf: r.WhatIf}
 	if r.Value != nil {
 		o.Value, o.Type = &r.Value.Text, r.Value.Type
 	}
-	for _, v := range r.Results {
-		o.Results = append(o.Results, valueJSON{v.Name, v.Type, v.Text})
-	}
 	if r.Panic != "" {
 		o.Panic = &r.Panic
-	}
-	if r.WhatIf && o.Results == nil && o.Panic == nil {
-		o.Results = []valueJSON{}
+	} else if r.WhatIf {
+		// A what-if always says how the frame ended: its results, even
+		// when it has none.
+		results := make([]valueJSON, 0, len(r.Results))
+		for _, v := range r.Results {
+			results = append(results, valueJSON{v.Name, v.Type, v.Text})
+		}
+		o.Results = &results
 	}
 	return o
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-delve/delve/service/api"
 
+	"github.com/adi-go/adi/engine/source"
 	"github.com/adi-go/adi/engine/trace"
 )
 
@@ -31,6 +32,7 @@ func (s *Session) FLT(ctx context.Context, f *trace.Frame) (*trace.FLT, error) {
 		}
 		return nil, err
 	}
+	flt.Steps = mergeContinuations(s.src, flt.Steps)
 	for i := range flt.Steps {
 		st := &flt.Steps[i]
 		if text, err := s.src.Stmt(st.File, st.Line); err == nil {
@@ -128,7 +130,7 @@ func (s *Session) Execute(ctx context.Context, fid trace.FID, line, k int, stmt 
 		old = &ov
 	}
 	if err := in.p.d.SetVariableInScope(in.goid, 0, 0, lhs, rhs); err != nil {
-		return nil, fmt.Errorf("setting %s = %s at line %d of %s: %v", lhs, rhs, line, fid, err)
+		return nil, fmt.Errorf("setting %s = %s at line %d of %s: %s", lhs, rhs, line, fid, setError(err))
 	}
 	if old != nil {
 		if err := in.syncArgRegister(lhs, *old); err != nil {
@@ -148,6 +150,12 @@ func (s *Session) Execute(ctx context.Context, fid trace.FID, line, k int, stmt 
 	if ended {
 		return nil, fmt.Errorf("the program exited before %s returned under the what-if", fid)
 	}
+	// A panic that a caller recovers (testing's tRunner does, to report
+	// it) also ends the step out: the frame did not return then.
+	if msg, ok := in.panicInFlight(); ok {
+		res.Panic = msg
+		return res, nil
+	}
 	if th := state.CurrentThread; th != nil {
 		for i := range th.ReturnValues {
 			res.Results = append(res.Results, convertValue(&th.ReturnValues[i]))
@@ -156,22 +164,32 @@ func (s *Session) Execute(ctx context.Context, fid trace.FID, line, k int, stmt 
 	return res, nil
 }
 
+// setError says why Delve could not assign a value, in adi's words.
+func setError(err error) string {
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "can not be allocated") || strings.Contains(msg, "function calls are not allowed"):
+		return "adi can assign numbers, booleans, nil and existing variables, but not a new string, slice, map or composite value (that would need a call into the program)"
+	case strings.Contains(msg, "no type entry found"):
+		return "adi cannot build that value: assign numbers, booleans, nil or another variable of the frame"
+	}
+	return msg
+}
+
 // checkLine verifies that line holds a statement of f's function.
 func (s *Session) checkLine(f *trace.Frame, line int) error {
 	fn, err := s.src.FuncAt(f.Decl.File, f.Decl.Line, "")
 	if err != nil {
 		return fmt.Errorf("reading the source of %s: %v", f.FID.Func, err)
 	}
-	lines := s.src.StmtLines(f.Decl.File, fn)
+	// The closing brace is where Delve stops for the return.
+	lines := append(s.src.StmtLines(f.Decl.File, fn), fn.End)
 	for _, l := range lines {
 		if l == line {
 			return nil
 		}
 	}
-	if len(lines) == 0 {
-		return fmt.Errorf("%s has no statements", f.FID.Func)
-	}
-	return fmt.Errorf("line %d is not a statement of %s (%s lines %d-%d); its statements are on lines %s",
+	return fmt.Errorf("line %d is not a statement of %s (%s lines %d-%d); the statements are on lines %s",
 		line, f.FID.Func, shortFile(f.Decl.File), fn.Start, fn.End, intList(lines))
 }
 
@@ -214,4 +232,48 @@ func intList(xs []int) string {
 		parts[i] = fmt.Sprint(x)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// mergeContinuations makes one step of a statement written over several
+// lines: Delve stops on each line of a multi-line composite literal, and
+// the reader wants the statement, once, with all it changed and called.
+func mergeContinuations(src *source.Cache, steps []trace.Step) []trace.Step {
+	out := steps[:0:0]
+	visits := map[trace.Pos]int{}
+	for _, st := range steps {
+		start := src.StmtStart(st.File, st.Line)
+		if start != st.Line && len(out) > 0 {
+			prev := &out[len(out)-1]
+			if prev.File == st.File && src.StmtStart(prev.File, prev.Line) == start {
+				prev.Changes = mergeChanges(prev.Changes, st.Changes)
+				prev.Callees = append(prev.Callees, st.Callees...)
+				continue
+			}
+		}
+		st.Line = start
+		visits[st.Pos]++
+		st.Visit = visits[st.Pos]
+		out = append(out, st)
+	}
+	return out
+}
+
+// mergeChanges combines the ΔS of two consecutive steps: a variable keeps
+// its first old value and takes its last new one.
+func mergeChanges(a, b []trace.Change) []trace.Change {
+	out := append([]trace.Change(nil), a...)
+	for _, c := range b {
+		found := false
+		for i := range out {
+			if out[i].Var == c.Var {
+				out[i].New = c.New
+				found = true
+				break
+			}
+		}
+		if !found {
+			out = append(out, c)
+		}
+	}
+	return out
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"sort"
 
 	"github.com/go-delve/delve/pkg/proc"
 	"github.com/go-delve/delve/service/api"
@@ -13,11 +14,13 @@ import (
 // visit is one arrival of the stepper at a statement of the frame.
 type visit struct {
 	pos trace.Pos
-	// calls counts the user functions the statement called directly (seen
-	// by stepping into them); viaLibrary is set when it called library code,
-	// which may have called user code that the stepper did not see.
-	calls      int
-	viaLibrary bool
+	// What the statement called, counted as it ran, so that the recorded
+	// callees can be given to the right visit of a line run many times:
+	// calls are user functions it called directly (stepped into),
+	// indirect the user functions library code called for it (sort.Slice's
+	// less, t.Run's subtest: counted by entry breakpoints while the library
+	// call runs), spawns its go statements.
+	calls, indirect, spawns int
 	// locals after the statement ran (read at the next visit).
 	after map[string]trace.Value
 	order []string
@@ -45,7 +48,14 @@ func (in *inFrame) walk(ctx context.Context, at func(v *visit) bool) ([]*visit, 
 		if err := ctx.Err(); err != nil {
 			return visits, false, err
 		}
-		_, ended, err := in.command(api.Step)
+		// Delve's step follows a go statement into the new goroutine and
+		// lets this one run on meanwhile: step over it instead.
+		step := api.Step
+		if in.goStmtLine(cur.pos.Line) {
+			step = api.Next
+			cur.spawns++
+		}
+		_, ended, err := in.command(step)
 		if err != nil {
 			return visits, false, err
 		}
@@ -58,15 +68,15 @@ func (in *inFrame) walk(ctx context.Context, at func(v *visit) bool) ([]*visit, 
 		}
 		midStatement := false
 		for w == inCallee {
+			counter := &cur.indirect
 			if in.isUser(fr) {
 				cur.calls++
-			} else {
-				cur.viaLibrary = true
+				counter = nil
 			}
 			if in.delveStepOut {
 				_, ended, err = in.command(api.StepOut)
 			} else {
-				ended, err = in.stepOverCall(fr)
+				ended, err = in.stepOverCall(ctx, fr, counter)
 			}
 			if err != nil {
 				return visits, false, err
@@ -96,6 +106,27 @@ func (in *inFrame) walk(ctx context.Context, at func(v *visit) bool) ([]*visit, 
 	}
 }
 
+// goStmtLine reports whether a line of the frame's function runs a go
+// statement (calls runtime.newproc), as Delve's step decides it.
+func (in *inFrame) goStmtLine(line int) bool {
+	if in.goLines == nil {
+		in.goLines = map[int]bool{}
+		grp, unlock := in.p.d.LockTargetGroup()
+		tgt := grp.Selected
+		insts, err := proc.Disassemble(tgt.Memory(), nil, tgt.Breakpoints(), tgt.BinInfo(), in.fn.Entry, in.fn.End)
+		unlock()
+		if err == nil {
+			for i := range insts {
+				ins := &insts[i]
+				if ins.IsCall() && ins.DestLoc != nil && ins.DestLoc.Fn != nil && ins.DestLoc.Fn.Name == "runtime.newproc" {
+					in.goLines[ins.Loc.Line] = true
+				}
+			}
+		}
+	}
+	return in.goLines[line]
+}
+
 // isUser reports whether a stack frame runs a function of the recording.
 func (in *inFrame) isUser(fr *proc.Stackframe) bool {
 	return fr.Current.Fn != nil && in.rec.HasFunc(fidName(fr.Current.Fn))
@@ -122,6 +153,7 @@ func buildFLT(ctx context.Context, prog *Program, rec *trace.Recording, f *trace
 	flt := &trace.FLT{Frame: f}
 	var prev map[string]trace.Value
 	var last *visit
+	n := 0
 	visits, _, err := in.walk(ctx, func(v *visit) bool {
 		vals, order := in.locals(last != nil)
 		if last != nil {
@@ -130,7 +162,9 @@ func buildFLT(ctx context.Context, prog *Program, rec *trace.Recording, f *trace
 			prev = vals
 		}
 		last = v
-		return len(flt.Steps) < lim.MaxSteps
+		n++
+		// One visit past the limit: its locals close the last step's ΔS.
+		return n <= lim.MaxSteps
 	})
 	if err != nil {
 		return nil, fmt.Errorf("stepping through %s: %w", f.FID, err)
@@ -168,6 +202,9 @@ func diffLocals(before, after map[string]trace.Value, order []string) []trace.Ch
 		switch {
 		case !ok:
 			out = append(out, trace.Change{Var: name, New: nv})
+		case ov.Error != "":
+			// It was unreadable before (a func value at the entry):
+			// reading it now is not a change.
 		case !ov.Same(&nv):
 			old := ov
 			out = append(out, trace.Change{Var: name, Old: &old, New: nv})
@@ -176,34 +213,40 @@ func diffLocals(before, after map[string]trace.Value, order []string) []trace.Ch
 	return out
 }
 
-// assignCallees attributes the frame's recorded callees to the statements
-// that made them: in order, each to the next statement on its call site's
-// line, as many as the stepper saw called there (calls made through library
-// code, such as sort.Slice calling a less function, are not seen and go to
-// the statement on their line).
+// assignCallees gives the frame's recorded callees to the statements that
+// made them: each visit of a line takes, in order of entry, as many of the
+// callees with that call site as the stepper counted it making, of each
+// kind (direct calls, calls through library code, go statements).
 func assignCallees(rec *trace.Recording, f *trace.Frame, visits []*visit, steps []trace.Step) {
-	children := f.Children
-	next := 0
-	for i := range steps {
-		v := visits[i]
-		taken := 0
-		for next < len(children) {
-			c := rec.Frames[children[next]]
-			if c.CallSite.Line != v.pos.Line || c.CallSite.File != v.pos.File {
-				break
-			}
-			if taken >= v.calls && !v.viaLibrary && !c.Spawn {
-				break
+	taken := make([]bool, len(f.Children))
+	take := func(i int, line int, n int, kind func(*trace.Frame) bool) {
+		for j := 0; j < len(f.Children) && n > 0; j++ {
+			c := rec.Frames[f.Children[j]]
+			if taken[j] || c.CallSite.Line != line || !kind(c) {
+				continue
 			}
 			steps[i].Callees = append(steps[i].Callees, c.FID)
-			taken++
-			next++
+			taken[j] = true
+			n--
 		}
 	}
-	// Anything left (a deferred call run by a panic, say) goes to the first
-	// statement on its line, or to the last statement.
-	for ; next < len(children); next++ {
-		c := rec.Frames[children[next]]
+	direct := func(c *trace.Frame) bool { return !c.Indirect && !c.Spawn }
+	indirect := func(c *trace.Frame) bool { return c.Indirect }
+	spawn := func(c *trace.Frame) bool { return c.Spawn && !c.Indirect }
+	for i := range steps {
+		v := visits[i]
+		take(i, v.pos.Line, v.calls, direct)
+		take(i, v.pos.Line, v.indirect, indirect)
+		take(i, v.pos.Line, v.spawns, spawn)
+	}
+	// Anything left (a deferred call run by a panic, a call the stepper
+	// could not count) goes to the first statement on its line, or to the
+	// last statement.
+	for j, seq := range f.Children {
+		if taken[j] || len(steps) == 0 {
+			continue
+		}
+		c := rec.Frames[seq]
 		at := len(steps) - 1
 		for i := range steps {
 			if steps[i].Line == c.CallSite.Line && steps[i].File == c.CallSite.File {
@@ -211,8 +254,18 @@ func assignCallees(rec *trace.Recording, f *trace.Frame, visits []*visit, steps 
 				break
 			}
 		}
-		if at >= 0 {
-			steps[at].Callees = append(steps[at].Callees, c.FID)
-		}
+		steps[at].Callees = append(steps[at].Callees, c.FID)
 	}
+	// Callees are listed in the order they ran.
+	for i := range steps {
+		sortByEntry(rec, steps[i].Callees)
+	}
+}
+
+func sortByEntry(rec *trace.Recording, fids []trace.FID) {
+	sort.SliceStable(fids, func(a, b int) bool {
+		fa, _ := rec.Lookup(fids[a])
+		fb, _ := rec.Lookup(fids[b])
+		return fa != nil && fb != nil && fa.EntrySeq < fb.EntrySeq
+	})
 }

@@ -40,6 +40,11 @@ type inFrame struct {
 	lim   Limits
 	// delveStepOut steps over calls with Delve's StepOut (see buildFLT).
 	delveStepOut bool
+	// goLines are the lines of the function that run a go statement.
+	goLines map[int]bool
+	// indirectEntries are the entry addresses of the functions that
+	// library code called for this frame, per the recording.
+	indirectEntries []uint64
 }
 
 // reach re-executes prog to the entry of frame f (the f.FID.Index-th
@@ -61,7 +66,36 @@ func reach(ctx context.Context, prog *Program, rec *trace.Recording, f *trace.Fr
 		return nil, err
 	}
 	in.rec = rec
+	in.indirectEntries = indirectEntries(p, rec, f)
 	return in, nil
+}
+
+// indirectEntries lists the entry addresses of the functions of f's
+// callees that library code called for it.
+func indirectEntries(p *process, rec *trace.Recording, f *trace.Frame) []uint64 {
+	names := map[string]bool{}
+	for _, c := range f.Children {
+		if cf := rec.Frames[c]; cf.Indirect {
+			names[cf.FID.Func] = true
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	grp, unlock := p.d.LockTargetGroup()
+	defer unlock()
+	bi := grp.Selected.BinInfo()
+	var pcs []uint64
+	for i := range bi.Functions {
+		fn := &bi.Functions[i]
+		if fn.Entry == 0 || !names[fidName(fn)] {
+			continue
+		}
+		if pc, err := proc.FirstPCAfterPrologue(grp.Selected, fn, false); err == nil {
+			pcs = append(pcs, pc)
+		}
+	}
+	return pcs
 }
 
 func reachIn(ctx context.Context, p *process, f *trace.Frame, lim Limits) (*inFrame, error) {
@@ -246,6 +280,15 @@ func (in *inFrame) locals(withResults bool) (map[string]trace.Value, []string) {
 		vals[v.Name] = convertValue(api.ConvertVar(v))
 	}
 	return vals, order
+}
+
+// panicInFlight reports a panic that is unwinding the frame's goroutine.
+func (in *inFrame) panicInFlight() (string, bool) {
+	v, err := in.p.d.EvalVariableInScope(in.goid, 0, 0, "runtime.curg._panic", proc.LoadConfig{})
+	if err != nil || v.Unreadable != nil || v.Addr == 0 || len(v.Children) == 0 || v.Children[0].Addr == 0 {
+		return "", false
+	}
+	return in.panicValue(), true
 }
 
 // panicValue reads the value of the panic in flight on the frame's goroutine.

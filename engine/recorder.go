@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -61,6 +62,8 @@ type recorder struct {
 	goexit map[int64]bool   // per goroutine: runtime.Goexit in progress
 	fatal  *trace.PanicInfo
 	full   bool // MaxFrames reached: no more frames are recorded
+	// stopped is set once the recorder's breakpoints are cleared.
+	stopped bool
 }
 
 // ufn is a user function the recorder watches.
@@ -80,6 +83,8 @@ type spawn struct {
 	gopc uint64
 	by   int // index in rec.Frames of the frame that ran the go statement
 	site trace.Pos
+	// indirect: library code ran the go statement for the frame (t.Run).
+	indirect bool
 }
 
 // Record runs prog once under Delve and returns the index of every
@@ -278,6 +283,7 @@ func (r *recorder) stopRecording() error {
 	}
 	r.rec.Partial = fmt.Sprintf("frame limit reached: only the first %d frames were recorded (raise --max-frames)", r.lim.MaxFrames)
 	r.full = false
+	r.stopped = true
 	return nil
 }
 
@@ -335,11 +341,12 @@ func (r *recorder) enter(th proc.Thread, g *proc.G) {
 		Exit:      trace.Running,
 		EntrySeq:  r.next(),
 	}
-	caller, site, spawned := r.callerOf(th, g, st, stack)
+	caller, site, indirect, spawned := r.callerOf(th, g, st, stack)
 	if caller >= 0 {
 		f.Caller = r.rec.Frames[caller].FID
 		f.CallSite = site
 		f.Spawn = spawned
+		f.Indirect = indirect
 	}
 	if scope, err := proc.GoroutineScope(r.tgt, th); err == nil {
 		if vars, err := scope.FunctionArguments(r.cfg); err == nil {
@@ -354,11 +361,11 @@ func (r *recorder) enter(th proc.Thread, g *proc.G) {
 }
 
 // callerOf finds the frame that called (or spawned) the frame being entered.
-func (r *recorder) callerOf(th proc.Thread, g *proc.G, st []proc.Stackframe, stack []open) (caller int, site trace.Pos, spawned bool) {
+func (r *recorder) callerOf(th proc.Thread, g *proc.G, st []proc.Stackframe, stack []open) (caller int, site trace.Pos, indirect, spawned bool) {
 	if len(st) > 1 && st[1].Current.Fn != nil && r.funcs[st[1].Current.Fn] != nil && len(stack) > 0 &&
 		stack[len(stack)-1].off == st[1].FrameOffset() {
 		// The common case: called directly by the innermost open frame.
-		return stack[len(stack)-1].frame, trace.Pos{File: st[1].Call.File, Line: st[1].Call.Line}, false
+		return stack[len(stack)-1].frame, callPos(&st[1]), false, false
 	}
 	deep, err := proc.ThreadStacktrace(r.tgt, th, 64)
 	if err == nil {
@@ -369,12 +376,20 @@ func (r *recorder) callerOf(th proc.Thread, g *proc.G, st []proc.Stackframe, sta
 			}
 			if fn.Name == "runtime.gopanic" {
 				// A deferred call run by a panic belongs to the frame that
-				// deferred it, not to the panicking frame below.
+				// deferred it, not to the panicking frame below; its call
+				// site is where that frame was when the panic went through.
 				owner := deferOwner(deep[i-1].Current.Fn, st[0].Current.Fn)
 				for j := len(stack) - 1; j >= 0; j-- {
-					if r.rec.Frames[stack[j].frame].FID.Func == owner {
-						return stack[j].frame, trace.Pos{File: deep[i+1].Call.File, Line: deep[i+1].Call.Line}, false
+					if r.rec.Frames[stack[j].frame].FID.Func != owner {
+						continue
 					}
+					site := trace.Pos{}
+					for k := i + 1; k < len(deep); k++ {
+						if deep[k].FrameOffset() == stack[j].off {
+							site = callPos(&deep[k])
+						}
+					}
+					return stack[j].frame, site, false, false
 				}
 				continue
 			}
@@ -384,7 +399,7 @@ func (r *recorder) callerOf(th proc.Thread, g *proc.G, st []proc.Stackframe, sta
 			off := deep[i].FrameOffset()
 			for j := len(stack) - 1; j >= 0; j-- {
 				if stack[j].off == off {
-					return stack[j].frame, trace.Pos{File: deep[i].Call.File, Line: deep[i].Call.Line}, false
+					return stack[j].frame, callPos(&deep[i]), i > 1, false
 				}
 			}
 		}
@@ -393,11 +408,16 @@ func (r *recorder) callerOf(th proc.Thread, g *proc.G, st []proc.Stackframe, sta
 		for i, s := range r.spawns {
 			if s.gopc == g.GoPC {
 				r.spawns = append(r.spawns[:i], r.spawns[i+1:]...)
-				return s.by, s.site, true
+				return s.by, s.site, s.indirect, true
 			}
 		}
 	}
-	return -1, trace.Pos{}, false
+	return -1, trace.Pos{}, false, false
+}
+
+// callPos is where a stack frame made its call.
+func callPos(fr *proc.Stackframe) trace.Pos {
+	return trace.Pos{File: fr.Call.File, Line: fr.Call.Line}
 }
 
 // deferOwner names the function that deferred a call run by gopanic: the
@@ -473,22 +493,26 @@ func (r *recorder) unwound(goid int64, f *trace.Frame) {
 	}
 }
 
-// newproc notes a go statement run by the innermost open frame of g.
+// newproc notes a go statement run on g: by its innermost open frame, or
+// by library code that frame called (t.Run starting a subtest).
 func (r *recorder) newproc(th proc.Thread, g *proc.G) {
 	stack := r.stacks[g.ID]
 	if len(stack) == 0 {
 		return
 	}
-	st, err := proc.ThreadStacktrace(r.tgt, th, 1)
+	st, err := proc.ThreadStacktrace(r.tgt, th, 64)
 	if err != nil || len(st) < 2 {
 		return
 	}
-	r.spawns = append(r.spawns, spawn{
-		goid: g.ID,
-		gopc: st[1].Current.PC,
-		by:   stack[len(stack)-1].frame,
-		site: trace.Pos{File: st[1].Call.File, Line: st[1].Call.Line},
-	})
+	top := stack[len(stack)-1]
+	sp := spawn{goid: g.ID, gopc: st[1].Current.PC, by: top.frame, site: callPos(&st[1])}
+	for i := 1; i < len(st); i++ {
+		if st[i].FrameOffset() == top.off {
+			sp.site, sp.indirect = callPos(&st[i]), i > 1
+			break
+		}
+	}
+	r.spawns = append(r.spawns, sp)
 }
 
 // panicValue renders the value of a panic in flight on th, or "" when the
@@ -567,8 +591,8 @@ func (r *recorder) finish(status int, ctxErr error) {
 	if ctxErr != nil {
 		out.Killed = true
 		out.ExitCode = -1
-		msg := "the run was stopped"
-		if r.opts.Timeout > 0 {
+		msg := "the run was interrupted"
+		if errors.Is(ctxErr, context.DeadlineExceeded) && r.opts.Timeout > 0 {
 			msg = fmt.Sprintf("the run was killed after the timeout of %s (raise --timeout)", r.opts.Timeout)
 		}
 		r.rec.Partial = strings.TrimPrefix(r.rec.Partial+"; "+msg, "; ")
@@ -582,8 +606,12 @@ func (r *recorder) finish(status int, ctxErr error) {
 	for goid, stack := range r.stacks {
 		for _, o := range stack {
 			f := r.rec.Frames[o.frame]
-			if r.fatal != nil && goid == r.fatal.Goroutine {
+			switch {
+			case r.fatal != nil && goid == r.fatal.Goroutine:
 				f.Exit, f.Panic = trace.Panicked, r.fatal.Value
+			case r.stopped:
+				// Its return came after the recording stopped.
+				f.Exit = trace.Unrecorded
 			}
 		}
 	}

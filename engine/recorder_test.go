@@ -55,7 +55,7 @@ func TestRecordIndex(t *testing.T) {
 		"main.(*acc).add#4(a=&main.acc{total: 5}, v=100) caller=main.work#1 exit=returned at main.go:62",
 		"main.safe#1(v=-1) caller=main.main#1 exit=returned at main.go:76",
 		"main.mustPositive#1(v=-1) caller=main.safe#1 exit=panicked panic=negative value -1 at main.go:56",
-		"main.safe.func1#1() caller=main.safe#1 exit=returned at main.go:45",
+		"main.safe.func1#1() caller=main.safe#1 exit=returned at main.go:56", // run by the panic passing through line 56
 		"main.safe#2(v=4) caller=main.main#1 exit=returned at main.go:79",
 		"main.mustPositive#2(v=4) caller=main.safe#2 exit=returned at main.go:56",
 		"main.safe.func1#2() caller=main.safe#2 exit=returned at main.go:57",

@@ -189,7 +189,7 @@ func TestExecInput(t *testing.T) {
 		{"frobnicate", `unknown command "frobnicate"`},
 		{"step-into fib", `malformed frame id "fib"`},
 		{"step-into main.fib#0", "positive integer"},
-		{"execute main.fib#1 99 1 n", "line 99 is not a statement of main.fib (main.go lines 12-17); its statements are on lines 13, 14, 16"},
+		{"execute main.fib#1 99 1 n", "line 99 is not a statement of main.fib (main.go lines 12-17); the statements are on lines 13, 14, 16, 17"},
 		{"execute main.fib#1 13 2 n", "line 13 ran 1 time(s) in main.fib#1, not 2"},
 		{"execute main.fib#1 13 0 n", "k must be 1 or more"},
 		{"execute main.fib#1 13 1 n +", "neither a Go expression nor an assignment"},

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"go/ast"
 	"go/constant"
@@ -17,6 +18,7 @@ const (
 	idCopystackRet
 	idGopanic
 	idFrameLines
+	idIndirect
 )
 
 // stepOverCall runs the callee that the frame's goroutine has just entered
@@ -35,7 +37,11 @@ const (
 // through runtime.copystack). If the callee panics, the frame is watched
 // with conditional breakpoints on its own lines instead, which is where a
 // recovery resumes it.
-func (in *inFrame) stepOverCall(callee *proc.Stackframe) (ended bool, err error) {
+//
+// When counter is not nil (a call of library code), entries of the
+// functions library code called for the frame in the recording are counted
+// into it.
+func (in *inFrame) stepOverCall(ctx context.Context, callee *proc.Stackframe, counter *int) (ended bool, err error) {
 	grp, unlock := in.p.d.LockTargetGroup()
 	defer unlock()
 	tgt := grp.Selected
@@ -57,7 +63,17 @@ func (in *inFrame) stepOverCall(callee *proc.Stackframe) (ended bool, err error)
 			return false, err
 		}
 	}
+	if counter != nil {
+		for _, pc := range in.indirectEntries {
+			if err := w.set(idIndirect, pc, nil); err != nil {
+				return false, err
+			}
+		}
+	}
 	for {
+		if err := ctx.Err(); err != nil {
+			return false, err
+		}
 		err := grp.Continue()
 		if _, ok := exited(err); ok {
 			return true, nil
@@ -73,6 +89,10 @@ func (in *inFrame) stepOverCall(callee *proc.Stackframe) (ended bool, err error)
 			bp := bs.Breakpoint
 			if bp.Logical != nil && (bp.Logical.Name == proc.UnrecoveredPanic || bp.Logical.Name == proc.FatalThrow) {
 				return true, tgt.SwitchThread(th.ThreadID())
+			}
+			if bp.Logical != nil && bp.Logical.LogicalID == idIndirect {
+				*counter++
+				continue
 			}
 			back, err := w.handle(th, bp, slotOff)
 			if err != nil {

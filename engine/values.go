@@ -161,6 +161,9 @@ func convertValue1(v *api.Variable) trace.Value {
 		tv.Kind = trace.KindStruct
 		convertChildren(&tv, v, func(c trace.Value) string { return c.Name + ": " + c.Text })
 		tv.Text = shortType(v.Type) + tv.Text
+		if isLibraryType(v.Type) {
+			tv.Text = shortType(v.Type) + "{…}" // see isLibraryType
+		}
 	case reflect.Array, reflect.Slice:
 		tv.Kind = trace.KindSlice
 		if v.Kind == reflect.Array {
@@ -216,7 +219,18 @@ func convertValue1(v *api.Variable) trace.Value {
 			tv.Nil, tv.Text = true, "nil"
 			break
 		}
-		tv.Text = fmt.Sprintf("%s (len %d, cap %d)", shortType(v.Type), v.Len, v.Cap)
+		// Delve loads a channel as its hchan: the queue's length and
+		// capacity are its qcount and dataqsiz fields.
+		tv.Len, tv.Cap = 0, 0
+		for i := range v.Children {
+			switch c := &v.Children[i]; c.Name {
+			case "qcount":
+				tv.Len, _ = strconv.ParseInt(c.Value, 10, 64)
+			case "dataqsiz":
+				tv.Cap, _ = strconv.ParseInt(c.Value, 10, 64)
+			}
+		}
+		tv.Text = fmt.Sprintf("%s (len %d, cap %d)", shortType(v.Type), tv.Len, tv.Cap)
 	case reflect.Func:
 		tv.Kind = trace.KindFunc
 		switch {

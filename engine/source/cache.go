@@ -68,6 +68,8 @@ type fileEntry struct {
 
 	stmtOnce sync.Once
 	stmts    map[int]string
+	contOnce sync.Once
+	cont     map[int]int // continuation line → first line of its statement
 }
 
 func (e *fileEntry) name() string { return filepath.Base(e.path) }

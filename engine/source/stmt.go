@@ -282,3 +282,53 @@ func capText(s string) string {
 	}
 	return s
 }
+
+// StmtStart returns the first line of the statement that line continues:
+// for a simple statement written over several lines (a composite literal, a
+// call with its arguments on lines of their own) every line after its first
+// belongs to it, except lines inside a function literal, which have
+// statements of their own. For any other line it returns line.
+func (c *Cache) StmtStart(file string, line int) int {
+	e, err := c.file(file)
+	if err != nil || e.ast == nil {
+		return line
+	}
+	e.contOnce.Do(e.buildContinuations)
+	if s, ok := e.cont[line]; ok {
+		return s
+	}
+	return line
+}
+
+// buildContinuations maps the continuation lines of multi-line simple
+// statements to their first line.
+func (e *fileEntry) buildContinuations() {
+	e.cont = map[int]int{}
+	ast.Inspect(e.ast, func(n ast.Node) bool {
+		switch n.(type) {
+		case *ast.AssignStmt, *ast.ExprStmt, *ast.ReturnStmt, *ast.DeclStmt, *ast.IncDecStmt,
+			*ast.SendStmt, *ast.GoStmt, *ast.DeferStmt:
+		default:
+			return true
+		}
+		start, end := e.line(n.Pos()), e.line(n.End())
+		if start == 0 || end <= start {
+			return true
+		}
+		inLit := map[int]bool{}
+		ast.Inspect(n, func(m ast.Node) bool {
+			if fl, ok := m.(*ast.FuncLit); ok && fl.Body != nil {
+				for l := e.line(fl.Body.Lbrace) + 1; l <= e.line(fl.Body.Rbrace); l++ {
+					inLit[l] = true
+				}
+			}
+			return true
+		})
+		for l := start + 1; l <= end; l++ {
+			if !inLit[l] {
+				e.cont[l] = start
+			}
+		}
+		return true // function literals inside have statements too
+	})
+}

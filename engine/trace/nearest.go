@@ -23,6 +23,11 @@ func Nearest(name string, candidates []string, n int) []string {
 	limit := max(2, len(name)/3)
 	for _, c := range candidates {
 		d := editDistance(name, c)
+		if !strings.Contains(name, "/") {
+			// A name typed without its import path is compared with
+			// the candidates' short forms.
+			d = min(d, editDistance(name, c[strings.LastIndexByte(c, '/')+1:]))
+		}
 		if short(c) == short(name) || strings.HasSuffix(c, "."+name) {
 			d = min(d, 1)
 		}

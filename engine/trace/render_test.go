@@ -342,7 +342,7 @@ func TestFrameLine(t *testing.T) {
 		{r.Frames[2], "main.fib#2(n=2) → 1 · caller main.fib#1 at main.go:11 · goroutine 1"},
 		{r.Frames[7], "main.worker#1(id=1) exited via runtime.Goexit · spawned by main.main#1 at main.go:22 · goroutine 7"},
 		{orphan, "main.cb#1() · caller main.gone#2 (not recorded) at main.go:70 · goroutine 3"},
-		{test, "example.com/m.TestParse#1() exited via runtime.Goexit · root frame, called at testing.go:1934 · goroutine 18"},
+		{test, "m.TestParse#1() exited via runtime.Goexit · root frame, called at testing.go:1934 · goroutine 18"},
 	} {
 		if got := FrameLine(r, tc.f); got != tc.want {
 			t.Errorf("FrameLine:\n got %s\nwant %s", got, tc.want)

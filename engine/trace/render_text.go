@@ -148,7 +148,7 @@ func FrameLine(r *Recording, f *Frame) string {
 		if f.Spawn {
 			verb = "spawned by "
 		}
-		ctx = verb + f.Caller.String()
+		ctx = verb + shortFID(f.Caller)
 		if r != nil {
 			if _, ok := r.Lookup(f.Caller); !ok {
 				ctx += " (not recorded)"
@@ -185,7 +185,7 @@ func FramesText(r *Recording, fn string, frames []*Frame) string {
 		w.line(FrameLine(r, f))
 	}
 	hidden := frames[framesHead : len(frames)-framesTail]
-	note := hidden[0].FID.String() + " … " + hidden[len(hidden)-1].FID.String()
+	note := shortFID(hidden[0].FID) + " … " + shortFID(hidden[len(hidden)-1].FID)
 	if n := countPanicked(hidden); n > 0 {
 		note += fmt.Sprintf("; ✗ %d panicked", n)
 	}
@@ -282,7 +282,7 @@ func moreText(hidden []*Frame, span bool) string {
 	s := fmt.Sprintf("… %d more %s", len(hidden), plural(len(hidden), "call", "calls"))
 	var notes []string
 	if span {
-		notes = append(notes, hidden[0].FID.String()+" … "+hidden[len(hidden)-1].FID.String())
+		notes = append(notes, shortFID(hidden[0].FID)+" … "+shortFID(hidden[len(hidden)-1].FID))
 	}
 	if n := countPanicked(hidden); n > 0 {
 		notes = append(notes, fmt.Sprintf("✗ %d panicked", n))
@@ -314,13 +314,13 @@ func OutcomeText(r *Recording) string {
 	if p := o.Panic; p != nil {
 		where := "panic in goroutine " + strconv.FormatInt(p.Goroutine, 10)
 		if !p.Frame.IsZero() {
-			where += " (" + p.Frame.String() + ")"
+			where += " (" + shortFID(p.Frame) + ")"
 		}
 		w.line(where + ": " + oneLine(p.Value))
 		for _, e := range p.Stack {
 			name := e.Func
 			if !e.FID.IsZero() {
-				name = e.FID.String()
+				name = shortFID(e.FID)
 			}
 			w.line("  " + name + " at " + posText(e.Pos))
 		}
@@ -349,7 +349,7 @@ func OutcomeText(r *Recording) string {
 
 // callText is a frame as a call with its outcome: "main.fib#4(n=12) → 144".
 func callText(f *Frame) string {
-	s := f.FID.String() + argsText(f.Args)
+	s := shortFID(f.FID) + argsText(f.Args)
 	if e := exitText(f); e != "" {
 		s += " " + e
 	}
@@ -371,6 +371,8 @@ func exitText(f *Frame) string {
 		return "exited via runtime.Goexit"
 	case Running:
 		return "still running when the run ended"
+	case Unrecorded:
+		return "its end was not recorded (frame limit)"
 	}
 	return string(f.Exit)
 }
@@ -389,6 +391,8 @@ func exitFooter(f *Frame) string {
 		return "exited via runtime.Goexit"
 	case Running:
 		return "still running when the run ended"
+	case Unrecorded:
+		return "its end was not recorded (frame limit)"
 	case "":
 		return "exit unknown"
 	}
@@ -472,11 +476,11 @@ func changeText(c Change) string {
 
 func calleeText(r *Recording, fid FID) string {
 	if r == nil {
-		return fid.String()
+		return shortFID(fid)
 	}
 	f, ok := r.Lookup(fid)
 	if !ok {
-		return fid.String() + " (not recorded)"
+		return shortFID(fid) + " (not recorded)"
 	}
 	if f.Spawn {
 		return "go " + callText(f)
@@ -505,7 +509,7 @@ func skipText(s Skip) string {
 func joinFIDs(fids []FID) string {
 	parts := make([]string, len(fids))
 	for i, f := range fids {
-		parts[i] = f.String()
+		parts[i] = shortFID(f)
 	}
 	return strings.Join(parts, ", ")
 }
@@ -623,3 +627,17 @@ func (w *textWriter) line(s string) {
 }
 
 func (w *textWriter) String() string { return w.b.String() }
+
+// shortFID writes a frame id without its package's import path
+// ("parser.Parse#2" for "example.com/m/parser.Parse#2"): the commands accept
+// that form back when it names one function.
+func shortFID(f FID) string {
+	return ShortFunc(f.Func) + "#" + strconv.Itoa(f.Index)
+}
+
+// ShortFunc drops the import path of a function's package, keeping its
+// last element: function names have no slash of their own (generic code is
+// written "[...]"), so the path ends at the last slash.
+func ShortFunc(fn string) string {
+	return fn[strings.LastIndexByte(fn, '/')+1:]
+}

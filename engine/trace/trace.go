@@ -66,7 +66,10 @@ const (
 	Returned Exit = "returned" // normal return, Results are valid
 	Panicked Exit = "panicked" // unwound by a panic (recovered by a caller or not)
 	Goexited Exit = "goexit"   // unwound by runtime.Goexit (t.FailNow, t.Fatal)
-	Running  Exit = "running"  // still running when the run ended (or was cut)
+	Running  Exit = "running"  // still running when the run ended
+	// Unrecorded: the recording stopped (frame limit) before the frame
+	// ended, so how it ended is not known.
+	Unrecorded Exit = "unrecorded"
 )
 
 // Frame is one entry of the index: one invocation of a user function.
@@ -77,8 +80,11 @@ type Frame struct {
 	// Caller is the calling frame's FID, zero for a root frame. For the first
 	// frame of a goroutine it is the frame that ran the go statement, and Spawn
 	// is set.
-	Caller    FID
-	Spawn     bool
+	Caller FID
+	Spawn  bool
+	// Indirect is set when library code stands between the caller and this
+	// frame (sort.Slice calling a less function, t.Run a subtest).
+	Indirect  bool
 	Goroutine int64
 	// CallSite is where the caller called (or spawned) this frame.
 	CallSite Pos
