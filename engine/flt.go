@@ -163,8 +163,9 @@ func buildFLT(ctx context.Context, prog *Program, rec *trace.Recording, f *trace
 		}
 		last = v
 		n++
-		// One visit past the limit: its locals close the last step's ΔS.
-		return n <= lim.MaxSteps
+		// Two visits past the limit: the header line's (dropped below),
+		// and one whose locals close the last step's ΔS.
+		return n <= lim.MaxSteps+1
 	})
 	if err != nil {
 		return nil, fmt.Errorf("stepping through %s: %w", f.FID, err)
@@ -179,16 +180,16 @@ func buildFLT(ctx context.Context, prog *Program, rec *trace.Recording, f *trace
 		}
 		flt.Steps = append(flt.Steps, st)
 	}
-	if len(visits) > lim.MaxSteps {
-		flt.Steps = flt.Steps[:lim.MaxSteps]
-		flt.Truncated = true
-		flt.Note = fmt.Sprintf("trace cut after %d statements (raise --max-steps)", lim.MaxSteps)
-	}
 	assignCallees(rec, f, visits, flt.Steps)
 	// Delve stops first on the function's header line, after the prologue:
 	// not a statement of the body; drop it when nothing happened there.
 	if len(flt.Steps) > 1 && flt.Steps[0].Line == f.Decl.Line && len(flt.Steps[0].Changes) == 0 && len(flt.Steps[0].Callees) == 0 {
 		flt.Steps = flt.Steps[1:]
+	}
+	if len(flt.Steps) > lim.MaxSteps {
+		flt.Steps = flt.Steps[:lim.MaxSteps]
+		flt.Truncated = true
+		flt.Note = fmt.Sprintf("trace cut after %d statements (raise --max-steps)", lim.MaxSteps)
 	}
 	return flt, nil
 }

@@ -149,13 +149,7 @@ func TestInterrupt(t *testing.T) {
 		checkNoTargets(t, p.tmp, "after SIGINT while recording")
 
 		t.Run("not called a timeout", func(t *testing.T) {
-			// Fails until: a recording stopped by Ctrl-C does not say it
-			// hit the timeout. Now stderr says "adi: partial recording:
-			// the run was killed after the timeout of 10m0s (raise
-			// --timeout)" two seconds into the run: recorder.finish
-			// picks that message whenever opts.Timeout > 0, without
-			// looking at whether ctx ended by its deadline or was
-			// cancelled.
+			// A recording stopped by Ctrl-C does not say it hit the timeout.
 			if strings.Contains(p.stderr.String(), "after the timeout") {
 				t.Errorf("stderr blames the timeout for an interrupt:\n%s", p.stderr.String())
 			}
@@ -177,11 +171,7 @@ func TestInterrupt(t *testing.T) {
 	})
 
 	t.Run("while building a trace", func(t *testing.T) {
-		// Fails until: Ctrl-C ends a trace that is being built. Now
-		// `frame` on the partial spin recording (main.main#1, whose call
-		// of wait never returns) ignores SIGINT (and SIGTERM): the
-		// stepper's loop in stepOverCall does not look at the context,
-		// so adi never exits until its re-executed target is killed.
+		// Ctrl-C ends a trace that is being built.
 		p := startAdi(t, adi, "repl", "--timeout", "1s", "--", "go", "run", "./testdata/spin")
 		io.WriteString(p.stdin, "frame\n")
 		p.waitOutput(p.stdout, "inspecting main.main#1", 2*time.Minute)

@@ -172,12 +172,8 @@ func TestReplJSONGoTest(t *testing.T) {
 		t.Errorf("execute id = 1: %s, want a what-if returning \"hello, ada\"", a.line("execute "+nilptr+".Greeting#3 39 1 id = 1"))
 	}
 	t.Run("what-if that panics under a test", func(t *testing.T) {
-		// Fails until: a what-if whose frame panics is reported as a panic
-		// also when a deferred function further up (testing's tRunner)
-		// recovers it. Now `execute …Greeting#1 40 1 u = nil` answers
-		// {"fid":…,"what_if":true} with neither "results" nor "panic" (the
-		// text form says "Greeting#1 returns ()"), although Greeting has a
-		// string result and dereferences the nil u at line 40.
+		// A what-if whose frame panics is reported as a panic also when a
+		// deferred function further up (testing's tRunner) recovers it.
 		var p execJ
 		a.with(t).decode("execute "+nilptr+".Greeting#1 40 1 u = nil", &p)
 		if !p.WhatIf || !strings.Contains(str(p.Panic), "nil pointer dereference") {
@@ -210,12 +206,7 @@ func TestReplJSONGoTest(t *testing.T) {
 		t.Errorf("frames Greeting: %q, want a suggestion of %s.Greeting", msg, nilptr)
 	}
 	t.Run("did you mean for a short name", func(t *testing.T) {
-		// Fails until: a misspelt short name gets a suggestion, as
-		// main.fibb does. Now `frames nilptr.Greetin` answers
-		// {"error":"no function \"nilptr.Greetin\" in the recording"}:
-		// trace.Nearest measures the edit distance to the full name
-		// (github.com/adi-go/adi/testdata/nilptr.Greeting, 33 edits away)
-		// while `frames nilptr.Greeting` itself resolves to it.
+		// A misspelt short name gets a suggestion, as main.fibb does.
 		if msg := a.with(t).err("frames nilptr.Greetin"); !strings.Contains(msg, "did you mean") || !strings.Contains(msg, "nilptr.Greeting") {
 			t.Errorf("frames nilptr.Greetin: %q, want a suggestion of %s.Greeting", msg, nilptr)
 		}
@@ -310,11 +301,9 @@ func TestReplJSONGoRun(t *testing.T) {
 		t.Errorf("execute pages = 3: %s, want a what-if returning normally", a.line("execute main.printPages#1 28 1 pages = 3"))
 	}
 	t.Run("what-if of a function without results", func(t *testing.T) {
-		// Fails until: a what-if answer always has "results" or "panic"
-		// (execJSON sets Results to [] for a frame that returns nothing,
-		// but the field is tagged omitempty, so the key disappears). Now
-		// `execute main.printPages#1 28 1 pages = 3` answers
-		// {"fid":"main.printPages#1","line":28,"k":1,"stmt":"pages = 3","what_if":true}.
+		// A what-if answer always has "results" or "panic" (execJSON sets Results
+		// to [] for a frame that returns nothing, but the field is tagged
+		// omitempty, so the key disappears).
 		a.with(t).keys("execute main.printPages#1 28 1 pages = 3", "results")
 	})
 
@@ -559,7 +548,7 @@ func TestReplBadInput(t *testing.T) {
 		"step-into main.fib#999":    `no frame main.fib#999 in the recording: main.fib was invoked 15 time(s), use main.fib#1 to main.fib#15`,
 		"step-into fib":             `malformed frame id "fib": want FUNC#N, e.g. main.fib#3`,
 		"break main.fib m == 1":     `breakpoint on main.fib: unknown name "m" in condition; the frame has: n, r0`,
-		"execute main.fib#3 99 1 n": `line 99 is not a statement of main.fib (main.go lines 12-17); its statements are on lines 13, 14, 16`,
+		"execute main.fib#3 99 1 n": `line 99 is not a statement of main.fib (main.go lines 12-17); the statements are on lines 13, 14, 16, 17`,
 		"execute main.fib#3 16 5 n": `line 16 ran 1 time(s) in main.fib#3, not 5: use k from 1 to 1`,
 		"execute main.fib#3 13 0 n": `k must be 1 or more (the k-th visit of line 13), got 0`,
 		"execute main.fib#3 x 1 n":  `LINE and K must be numbers, got "x" and "1"`,
@@ -819,13 +808,8 @@ func TestReplTimeout(t *testing.T) {
 }
 
 func TestReplTimeoutTraceOfUnfinishedFrame(t *testing.T) {
-	// Fails until: building the trace of a frame whose callee never returns
-	// is bounded by --exec-timeout (and by Ctrl-C). Now `frame` on the
-	// spin recording (main.main#1, where the session starts, whose call of
-	// wait never returns) never answers: (*inFrame).stepOverCall loops on
-	// grp.Continue() with no check of ctx, and the halt that the timeout
-	// sends only makes one Continue return. The session hangs forever with
-	// the re-executed adi-target running.
+	// Building the trace of a frame whose callee never returns is bounded by
+	// --exec-timeout (and by Ctrl-C).
 	s := script{"frame", "outcome"}
 	r := runAdi(t, runOptions{Limit: 25 * time.Second}, s.String(),
 		"repl", "--json", "--timeout", "1s", "--exec-timeout", "3s", "--", "go", "run", "./testdata/spin")
@@ -839,13 +823,7 @@ func TestReplTimeoutTraceOfUnfinishedFrame(t *testing.T) {
 }
 
 func TestReplMaxStepsBoundsTrace(t *testing.T) {
-	// Fails until: --max-steps stops the stepping, not only the trace
-	// after it. Now buildFLT's walk callback tests len(flt.Steps) <
-	// MaxSteps, but flt.Steps is filled only after the walk, so the
-	// stepper goes on until the frame ends; for main.wait#1 of spin (an
-	// endless loop) `frame main.wait#1` with --max-steps 20 answers
-	// {"error":"building the trace of main.wait#1 took longer than 4s
-	// (raise --exec-timeout): …"} instead of a trace cut after 20 steps.
+	// --max-steps stops the stepping, not only the trace after it.
 	s := script{"frame main.wait#1"}
 	r := runAdi(t, runOptions{Limit: 40 * time.Second}, s.String(),
 		"repl", "--json", "--timeout", "1s", "--max-steps", "20", "--exec-timeout", "4s", "--", "go", "run", "./testdata/spin")
@@ -901,11 +879,8 @@ func TestReplMaxFrames(t *testing.T) {
 		t.Errorf("frame main.main#1: %s", clip(a.line("frame main.main#1")))
 	}
 	t.Run("frames cut by the limit are not running", func(t *testing.T) {
-		// Fails until: a frame whose return came after --max-frames is not
-		// reported as "still running when the run ended". Now main.main#1
-		// and main.fib#1 (n=10) have "exit":"running" (text: "still running
-		// when the run ended") although the run exited 0 after printing
-		// fib(10) = 55: they returned, adi just stopped looking.
+		// A frame whose return came after --max-frames is not reported as "still
+		// running when the run ended".
 		if m.Exit == "running" {
 			t.Errorf("main.main#1: exit %q, but the run ended normally with exit code 0", m.Exit)
 		}
