@@ -1,0 +1,205 @@
+package agent
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Unified diffs: made from a fix's edits (makeDiff) and read back
+// (parsePatch, patch.go) so that any diff, ours or a model's, is verified
+// the same way.
+
+// diffContext is the number of unchanged lines around each change.
+const diffContext = 3
+
+// makeDiff applies the edits of f to the files they name and returns the
+// unified diff of the result, with paths relative to root.
+func makeDiff(root string, f fix) (string, error) {
+	byFile := map[string][]edit{}
+	var files []string
+	for _, e := range f.edits {
+		if _, ok := byFile[e.file]; !ok {
+			files = append(files, e.file)
+		}
+		byFile[e.file] = append(byFile[e.file], e)
+	}
+	slices.Sort(files)
+	var out strings.Builder
+	for _, file := range files {
+		old, err := os.ReadFile(file)
+		if err != nil {
+			return "", err
+		}
+		edits := byFile[file]
+		slices.SortFunc(edits, func(a, b edit) int { return b.start - a.start })
+		text := string(old)
+		for i, e := range edits {
+			if e.start < 0 || e.end > len(text) || e.start > e.end || (i > 0 && e.end > edits[i-1].start) {
+				return "", fmt.Errorf("internal error: bad edit [%d,%d) of %s", e.start, e.end, file)
+			}
+			text = text[:e.start] + e.text + text[e.end:]
+		}
+		rel := file
+		if r, err := filepath.Rel(root, file); err == nil && !strings.HasPrefix(r, "..") {
+			rel = filepath.ToSlash(r)
+		}
+		out.WriteString(unifiedDiff(rel, string(old), text))
+	}
+	return out.String(), nil
+}
+
+// splitLines splits text into lines without their newlines; noEOL says the
+// last line had none.
+func splitLines(text string) (lines []string, noEOL bool) {
+	if text == "" {
+		return nil, false
+	}
+	lines = strings.Split(text, "\n")
+	if lines[len(lines)-1] == "" {
+		return lines[:len(lines)-1], false
+	}
+	return lines, true
+}
+
+// diffOp is one line of an edit script: ' ' kept, '-' removed, '+' added.
+type diffOp struct {
+	kind byte
+	text string
+	// a and b are the 0-based line numbers in the old and new text.
+	a, b int
+}
+
+// unifiedDiff returns the unified diff between old and new for the file
+// at path (relative, shown as a/path and b/path); "" when they are equal.
+func unifiedDiff(path, old, new string) string {
+	if old == new {
+		return ""
+	}
+	a, aNoEOL := splitLines(old)
+	b, bNoEOL := splitLines(new)
+	ops := myers(a, b)
+	var out strings.Builder
+	fmt.Fprintf(&out, "--- a/%s\n+++ b/%s\n", path, path)
+	for i := 0; i < len(ops); {
+		if ops[i].kind == ' ' {
+			i++
+			continue
+		}
+		// A hunk: from diffContext lines before this change to diffContext
+		// lines after the last change that is close enough to merge.
+		start := max(i-diffContext, 0)
+		end := i
+		for j := i; j < len(ops); j++ {
+			if ops[j].kind != ' ' {
+				end = j
+				continue
+			}
+			if j-end > 2*diffContext {
+				break
+			}
+		}
+		stop := min(end+diffContext+1, len(ops))
+		h := ops[start:stop]
+		oldStart, newStart, oldLen, newLen := h[0].a+1, h[0].b+1, 0, 0
+		for _, op := range h {
+			if op.kind != '+' {
+				oldLen++
+			}
+			if op.kind != '-' {
+				newLen++
+			}
+		}
+		if oldLen == 0 {
+			oldStart--
+		}
+		if newLen == 0 {
+			newStart--
+		}
+		fmt.Fprintf(&out, "@@ -%d,%d +%d,%d @@\n", oldStart, oldLen, newStart, newLen)
+		for _, op := range h {
+			out.WriteByte(op.kind)
+			out.WriteString(op.text)
+			out.WriteByte('\n')
+			lastA := op.kind != '+' && op.a == len(a)-1
+			lastB := op.kind != '-' && op.b == len(b)-1
+			if (op.kind == '-' && lastA && aNoEOL) || (op.kind == '+' && lastB && bNoEOL) ||
+				(op.kind == ' ' && lastA && aNoEOL && bNoEOL) {
+				out.WriteString("\\ No newline at end of file\n")
+			}
+		}
+		i = stop
+	}
+	return out.String()
+}
+
+// myers computes a shortest edit script from a to b (Myers' O(ND)
+// algorithm), as kept, removed and added lines with their line numbers.
+func myers(a, b []string) []diffOp {
+	n, m := len(a), len(b)
+	maxD := n + m
+	off := maxD + 1
+	v := make([]int, 2*maxD+3)
+	var trace [][]int
+	for d := 0; d <= maxD; d++ {
+		trace = append(trace, slices.Clone(v))
+		for k := -d; k <= d; k += 2 {
+			var x int
+			if k == -d || (k != d && v[off+k-1] < v[off+k+1]) {
+				x = v[off+k+1]
+			} else {
+				x = v[off+k-1] + 1
+			}
+			y := x - k
+			for x < n && y < m && a[x] == b[y] {
+				x++
+				y++
+			}
+			v[off+k] = x
+			if x >= n && y >= m {
+				return backtrack(a, b, trace, off, d, k)
+			}
+		}
+	}
+	return nil
+}
+
+// backtrack walks Myers' saved frontiers back from (n, m) to build the
+// edit script.
+func backtrack(a, b []string, trace [][]int, off, d, k int) []diffOp {
+	x, y := len(a), len(b)
+	var rev []diffOp
+	for ; d > 0; d-- {
+		v := trace[d]
+		var prevK int
+		if k == -d || (k != d && v[off+k-1] < v[off+k+1]) {
+			prevK = k + 1
+		} else {
+			prevK = k - 1
+		}
+		prevX := v[off+prevK]
+		prevY := prevX - prevK
+		for x > prevX && y > prevY {
+			x--
+			y--
+			rev = append(rev, diffOp{kind: ' ', text: a[x], a: x, b: y})
+		}
+		if x == prevX {
+			y--
+			rev = append(rev, diffOp{kind: '+', text: b[y], a: x, b: y})
+		} else {
+			x--
+			rev = append(rev, diffOp{kind: '-', text: a[x], a: x, b: y})
+		}
+		k = prevK
+	}
+	for x > 0 && y > 0 {
+		x--
+		y--
+		rev = append(rev, diffOp{kind: ' ', text: a[x], a: x, b: y})
+	}
+	slices.Reverse(rev)
+	return rev
+}

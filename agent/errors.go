@@ -1,0 +1,71 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrPassed is returned by Diagnose when the recorded run did not fail:
+// there is nothing to diagnose.
+var ErrPassed = errors.New("the target passed: nothing to diagnose")
+
+// PatchError is a diff that cannot be applied: it does not parse, names a
+// file outside the module, or its context does not match the file.
+type PatchError struct {
+	// File is the file the failing hunk is for ("" when the diff as a whole
+	// is malformed).
+	File string
+	// Hunk is the 1-based number of the failing hunk in its file (0: none).
+	Hunk int
+	// Reason says what did not match.
+	Reason string
+}
+
+func (e *PatchError) Error() string {
+	switch {
+	case e.File == "":
+		return "the diff does not apply: " + e.Reason
+	case e.Hunk == 0:
+		return fmt.Sprintf("the diff does not apply to %s: %s", e.File, e.Reason)
+	}
+	return fmt.Sprintf("the diff does not apply: hunk %d of %s: %s", e.Hunk, e.File, e.Reason)
+}
+
+// NotVerifiedError is returned by Apply for a fix whose verification did
+// not pass: adi writes only fixes that passed.
+type NotVerifiedError struct {
+	Status Status
+}
+
+func (e *NotVerifiedError) Error() string {
+	if e.Status == "" || e.Status == NotRun {
+		return "the fix was not verified; adi applies only fixes that passed verification"
+	}
+	return fmt.Sprintf("the fix's verification %s; adi applies only fixes that passed", statusPhrase(e.Status))
+}
+
+// TargetError is a target command line the agent cannot work with (for
+// example a prebuilt binary: there is no source package to re-test).
+type TargetError struct {
+	Argv   []string
+	Reason string
+}
+
+func (e *TargetError) Error() string {
+	return fmt.Sprintf("target %q: %s", joinArgs(e.Argv), e.Reason)
+}
+
+// statusPhrase says a verification status in words.
+func statusPhrase(s Status) string {
+	switch s {
+	case Passed:
+		return "passed"
+	case Failed:
+		return "failed"
+	case DoesNotApply:
+		return "found that the diff does not apply"
+	case DoesNotBuild:
+		return "found that the fixed code does not build"
+	}
+	return "was not run"
+}

@@ -1,0 +1,89 @@
+package agent
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/adi-go/adi/engine/trace"
+)
+
+// finding is one rule's answer: a suspected root cause with its evidence
+// and the fixes that would repair it. The best finding becomes the
+// Diagnosis; the others become candidates.
+type finding struct {
+	method string
+	root   trace.Pos
+	fn     string
+	fid    trace.FID
+
+	summary, explanation string
+	evidence             []Evidence
+	// fixes are alternatives, the most likely first.
+	fixes []fix
+
+	// strength says how directly the rule's evidence shows the bug (see
+	// the strength constants); score is the SBFL suspiciousness of root.
+	strength   int
+	confidence Confidence
+	score      float64
+
+	// detail is the rule's account of its evidence, kept for the
+	// explanation once a fix is verified.
+	detail string
+
+	// Set by verification: the fix tried, its diff and its result.
+	tried        *fix
+	diff         string
+	verification *Verification
+}
+
+// fix is one proposed change: edits to one or more files.
+type fix struct {
+	desc  string
+	edits []edit
+}
+
+// edit replaces the bytes [start, end) of file (absolute) by text.
+type edit struct {
+	file       string
+	start, end int
+	text       string
+}
+
+// Strengths of the rules' evidence, compared across rules.
+const (
+	strengthSBFL      = 10 // only the spectrum points here
+	strengthBoundary  = 40 // a comparison met its bound exactly on the failing path
+	strengthReceiver  = 75 // a write to a value receiver's copy was lost
+	strengthDropped   = 80 // an error that was not nil was discarded
+	strengthTraced    = 90 // a panic's bad value was traced to where it was made
+	strengthVerified  = 100
+)
+
+// rank orders findings: verified fixes first, then by strength, then by
+// SBFL score, then by position.
+func rank(fs []*finding) {
+	slices.SortStableFunc(fs, func(a, b *finding) int {
+		return cmp.Or(
+			cmp.Compare(b.effective(), a.effective()),
+			cmp.Compare(b.score, a.score),
+		)
+	})
+}
+
+// effective is the strength with a verified fix's bonus, and a malus for
+// a fix that was tried and failed.
+func (f *finding) effective() int {
+	s := f.strength
+	if f.verification != nil {
+		switch f.verification.Status {
+		case Passed:
+			s += strengthVerified
+		case Failed, DoesNotBuild, DoesNotApply:
+			if len(f.fixes) > 0 && f.strength <= strengthBoundary {
+				s -= 5
+			}
+		}
+	}
+	return s
+}

@@ -1,0 +1,238 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// VerifyOptions configure Verify.
+type VerifyOptions struct {
+	// Timeout bounds each go command (default 3m).
+	Timeout time.Duration
+	// Stdin is the file a go run target reads as standard input.
+	Stdin string
+	// Log receives progress lines for a person (nil: none).
+	Log func(format string, args ...any)
+}
+
+// Verify checks a fix the way AgentDebugX reruns a repaired run: it applies
+// diff (unified, paths relative to the module root) to copies of the files
+// it changes, builds through go's -overlay flag so that the user's files are
+// never touched, re-runs the target's command and then the rest of its
+// package's tests. The error is for a target that cannot be resolved; a
+// diff that does not apply or does not build is a Verification status.
+func Verify(ctx context.Context, t Target, diff string, o VerifyOptions) (*Verification, error) {
+	pkg, err := resolveTarget(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	return verifyIn(ctx, pkg, diff, o), nil
+}
+
+// patched applies diff to the files under root and returns their new
+// contents by absolute path ("" content with deleted set for a removal).
+func patched(root, diff string) (map[string]string, map[string]bool, error) {
+	fps, err := parsePatch(diff)
+	if err != nil {
+		return nil, nil, err
+	}
+	out, deleted := map[string]string{}, map[string]bool{}
+	for i := range fps {
+		fp := &fps[i]
+		rel, err := cleanRel(fp.path())
+		if err != nil {
+			return nil, nil, &PatchError{File: fp.path(), Reason: err.Error()}
+		}
+		abs := filepath.Join(root, filepath.FromSlash(rel))
+		old, seen := out[abs]
+		if !seen && fp.oldPath != devNull {
+			b, err := os.ReadFile(abs)
+			if err != nil {
+				return nil, nil, &PatchError{File: rel, Reason: err.Error()}
+			}
+			old = string(b)
+		}
+		text, err := fp.apply(old)
+		if err != nil {
+			return nil, nil, err
+		}
+		out[abs] = text
+		deleted[abs] = fp.newPath == devNull
+	}
+	return out, deleted, nil
+}
+
+// verifyIn is Verify for a resolved package.
+func verifyIn(ctx context.Context, pkg *pkgInfo, diff string, o VerifyOptions) *Verification {
+	if o.Timeout <= 0 {
+		o.Timeout = 3 * time.Minute
+	}
+	logf := o.Log
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	v := &Verification{Status: NotRun}
+	files, deleted, err := patched(pkg.root(), diff)
+	if err != nil {
+		v.Status, v.Output = DoesNotApply, err.Error()
+		return v
+	}
+	tmp, err := os.MkdirTemp("", "adi-verify-")
+	if err != nil {
+		v.Output = err.Error()
+		return v
+	}
+	defer os.RemoveAll(tmp)
+	replace := map[string]string{}
+	n := 0
+	for abs, text := range files {
+		if deleted[abs] {
+			replace[abs] = ""
+			continue
+		}
+		n++
+		p := filepath.Join(tmp, fmt.Sprintf("%d-%s", n, filepath.Base(abs)))
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			v.Output = err.Error()
+			return v
+		}
+		replace[abs] = p
+	}
+	overlay := filepath.Join(tmp, "overlay.json")
+	b, _ := json.Marshal(map[string]any{"Replace": replace})
+	if err := os.WriteFile(overlay, b, 0o644); err != nil {
+		v.Output = err.Error()
+		return v
+	}
+	ov := "-overlay=" + overlay
+	spec := pkg.spec
+	var steps []*cmdResult
+	run := func(argv ...string) *cmdResult {
+		logf("adi: verifying: %s", joinArgs(argv))
+		r := runCmdStdin(ctx, spec.Dir, pkg.t.Env, o.Stdin, o.Timeout, argv...)
+		r.Line = strings.ReplaceAll(r.Line, overlay, "<overlay>")
+		r.Output = strings.ReplaceAll(r.Output, tmp+string(filepath.Separator), "")
+		steps = append(steps, r)
+		return r
+	}
+	finish := func(s Status) *Verification {
+		var cmds, out []string
+		for _, r := range steps {
+			cmds = append(cmds, r.Line)
+			text := r.Output
+			if r.TimedOut {
+				text += fmt.Sprintf("\n(stopped after %s)", o.Timeout)
+			} else if r.Err != nil {
+				text += "\n" + r.Err.Error()
+			}
+			out = append(out, "$ "+r.Line+"\n"+strings.TrimRight(text, "\n"))
+		}
+		v.Status, v.Command, v.Output = s, strings.Join(cmds, "\n"), tail(strings.Join(out, "\n"), 40, 6000)
+		return v
+	}
+
+	// Build first, so that a fix that does not compile is told apart from
+	// one that compiles and fails.
+	build := []string{"go", "build", ov, "-o", os.DevNull}
+	if pkg.isTest() {
+		build = []string{"go", "test", ov, "-count=1", "-run=^$"}
+	}
+	build = append(append(build, spec.BuildFlags...), pkgArgs(spec)...)
+	if r := run(build...); !r.ok() {
+		if ctx.Err() != nil || r.TimedOut {
+			return finish(NotRun)
+		}
+		return finish(DoesNotBuild)
+	}
+	extra := []string{ov}
+	if pkg.isTest() {
+		extra = append(extra, "-count=1")
+	}
+	if r := run(pkg.goArgv(extra...)...); !r.ok() {
+		if ctx.Err() != nil {
+			return finish(NotRun)
+		}
+		return finish(Failed)
+	}
+	// The rest of the package's tests: a fix must not break them.
+	if (pkg.isTest() && pkg.selectsTests()) || (!pkg.isTest() && len(pkg.TestFiles) > 0) {
+		all := append([]string{"go", "test", ov, "-count=1"}, spec.BuildFlags...)
+		if r := run(append(all, pkgArgs(spec)...)...); !r.ok() {
+			if ctx.Err() != nil {
+				return finish(NotRun)
+			}
+			return finish(Failed)
+		}
+	}
+	return finish(Passed)
+}
+
+// Apply writes the verified fix of diag to the user's files and returns
+// the files it changed (absolute). It refuses a fix whose verification did
+// not pass, and a diff that no longer applies to the files as they are.
+func Apply(ctx context.Context, t Target, diag *Diagnosis) ([]string, error) {
+	if diag.Fix == "" {
+		return nil, &NotVerifiedError{Status: NotRun}
+	}
+	if diag.Verification == nil || diag.Verification.Status != Passed {
+		s := NotRun
+		if diag.Verification != nil {
+			s = diag.Verification.Status
+		}
+		return nil, &NotVerifiedError{Status: s}
+	}
+	pkg, err := resolveTarget(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	return applyDiff(pkg.root(), diag.Fix)
+}
+
+// applyDiff writes diff to the files under root, each replaced atomically
+// (a new file renamed over the old one, keeping its permissions).
+func applyDiff(root, diff string) ([]string, error) {
+	files, deleted, err := patched(root, diff)
+	if err != nil {
+		return nil, err
+	}
+	var changed []string
+	for abs, text := range files {
+		if deleted[abs] {
+			if err := os.Remove(abs); err != nil {
+				return changed, err
+			}
+			changed = append(changed, abs)
+			continue
+		}
+		mode := os.FileMode(0o644)
+		if fi, err := os.Stat(abs); err == nil {
+			mode = fi.Mode().Perm()
+		}
+		tmp, err := os.CreateTemp(filepath.Dir(abs), ".adi-fix-*")
+		if err != nil {
+			return changed, err
+		}
+		_, werr := tmp.WriteString(text)
+		cerr := tmp.Close()
+		if werr == nil {
+			werr = cerr
+		}
+		if werr == nil {
+			werr = os.Chmod(tmp.Name(), mode)
+		}
+		if werr == nil {
+			werr = os.Rename(tmp.Name(), abs)
+		}
+		if werr != nil {
+			os.Remove(tmp.Name())
+			return changed, werr
+		}
+		changed = append(changed, abs)
+	}
+	return changed, nil
+}
