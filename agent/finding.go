@@ -52,12 +52,12 @@ type edit struct {
 
 // Strengths of the rules' evidence, compared across rules.
 const (
-	strengthSBFL      = 10 // only the spectrum points here
-	strengthBoundary  = 40 // a comparison met its bound exactly on the failing path
-	strengthReceiver  = 75 // a write to a value receiver's copy was lost
-	strengthDropped   = 80 // an error that was not nil was discarded
-	strengthTraced    = 90 // a panic's bad value was traced to where it was made
-	strengthVerified  = 100
+	strengthSBFL     = 10 // only the spectrum points here
+	strengthBoundary = 40 // a comparison met its bound exactly on the failing path
+	strengthReceiver = 75 // a write to a value receiver's copy was lost
+	strengthDropped  = 80 // an error that was not nil was discarded
+	strengthTraced   = 90 // a panic's bad value was traced to where it was made
+	strengthVerified = 100
 )
 
 // rank orders findings: verified fixes first, then by strength, then by
