@@ -23,6 +23,7 @@ const usage = `adi — an agent-centric debugger for Go
 
 usage:
   adi repl [flags] -- TARGET     record TARGET, then answer commands read from standard input
+  adi diagnose [flags] -- TARGET find the root cause of TARGET's failure, with a verified fix
   adi dap [--listen ADDR]        serve the Debug Adapter Protocol (stdio, or TCP with --listen)
   adi help                       this text
 
@@ -52,6 +53,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return replMain(ctx, args[1:], stdin, stdout, stderr)
 	case "dap":
 		return dapMain(ctx, args[1:], stdin, stdout, stderr)
+	case "diagnose":
+		return diagnoseMain(ctx, args[1:], stdin, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
