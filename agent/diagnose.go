@@ -111,6 +111,11 @@ func Diagnose(ctx context.Context, dbg Debugger, opts Options) (*Diagnosis, erro
 	}
 	rank(findings)
 	d.verifyFindings(ctx, findings)
+	findings = dropRefuted(findings)
+	if len(findings) == 0 {
+		d.note("the off-by-one fixes tried were refuted by re-running")
+		return d.nothingFound(head), nil
+	}
 	rank(findings)
 	return d.diagnosis(findings, head, ranked, totalFailed, totalPassed), nil
 }
@@ -171,10 +176,28 @@ func (d *diagnoser) verifyFindings(ctx context.Context, findings []*finding) {
 				break
 			}
 		}
-		if f.verification != nil && f.verification.Status == Passed {
+		if f.verification == nil {
+			continue
+		}
+		if f.verification.Status == Passed {
 			return
 		}
+		f.refuted = f.tried == &f.fixes[len(f.fixes)-1] && f.verification.Status != NotRun
 	}
+}
+
+// dropRefuted removes the boundary findings whose every fix was tried and
+// failed: the rerun refutes them (a loop that met its bound is otherwise
+// normal), so they are no evidence.
+func dropRefuted(fs []*finding) []*finding {
+	var out []*finding
+	for _, f := range fs {
+		if f.method == "boundary" && f.refuted {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // stdin is the file the recorded program read as standard input.

@@ -31,8 +31,10 @@ type finding struct {
 	// explanation once a fix is verified.
 	detail string
 
-	// Set by verification: the fix tried, its diff and its result.
+	// Set by verification: the fix tried, its diff and its result;
+	// refuted when every fix was tried and none passed.
 	tried        *fix
+	refuted      bool
 	diff         string
 	verification *Verification
 }

@@ -280,7 +280,7 @@ func (tr *tracer) intoCallee(ctx context.Context, callee *trace.Frame, res int, 
 		val = rv.Text
 	}
 	tr.evidence = append(tr.evidence, d.evidence(callee, flt.Steps[ret].Pos,
-		fmt.Sprintf("%s returns it: `%s`", shortFunc(callee.FID.String()), oneLine(file.text(r))), "returned "+val))
+		fmt.Sprintf("returns it: `%s`", oneLine(file.text(r))), "returned "+val))
 	t := tracked{f: callee, flt: flt, st: st, at: ret}
 	if len(r.Results) == 0 {
 		// A bare return of named results.
@@ -334,7 +334,7 @@ func (tr *tracer) fromCaller(ctx context.Context, t tracked, name string) origin
 		val, _ = evalText(t.expr, t.st.entry)
 	}
 	tr.evidence = append(tr.evidence, d.evidence(caller, step.Pos,
-		fmt.Sprintf("%s passes %s to %s as %s", shortFunc(caller.FID.String()), file.text(arg), shortFunc(t.f.FID.String()), name), expr+" = "+val))
+		fmt.Sprintf("passes %s to %s as %s", file.text(arg), shortFunc(t.f.FID.String()), name), expr+" = "+val))
 	return tr.fromExpr(ctx, tracked{f: caller, flt: cflt, st: cst, at: k}, k, file, arg, 0, suffix)
 }
 
