@@ -64,6 +64,20 @@ func splitLines(text string) (lines []string, noEOL bool) {
 	return lines, true
 }
 
+// noEOLMark tells a last line without a newline from the same text with
+// one, so that adding or removing the final newline is a change.
+const noEOLMark = "\x00"
+
+// eolKeyed returns lines with the mark on a last line that has no newline.
+func eolKeyed(lines []string, noEOL bool) []string {
+	if !noEOL || len(lines) == 0 {
+		return lines
+	}
+	out := slices.Clone(lines)
+	out[len(out)-1] += noEOLMark
+	return out
+}
+
 // diffOp is one line of an edit script: ' ' kept, '-' removed, '+' added.
 type diffOp struct {
 	kind byte
@@ -80,7 +94,10 @@ func unifiedDiff(path, old, new string) string {
 	}
 	a, aNoEOL := splitLines(old)
 	b, bNoEOL := splitLines(new)
-	ops := myers(a, b)
+	ops := myers(eolKeyed(a, aNoEOL), eolKeyed(b, bNoEOL))
+	for i := range ops {
+		ops[i].text = strings.TrimSuffix(ops[i].text, noEOLMark)
+	}
 	var out strings.Builder
 	fmt.Fprintf(&out, "--- a/%s\n+++ b/%s\n", path, path)
 	for i := 0; i < len(ops); {

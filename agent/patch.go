@@ -113,6 +113,9 @@ func parseHunk(lines []string, i int) (hunk, int, error) {
 	oldN, newN := 0, 0
 	for i < len(lines) && (oldN < h.oldLen || newN < h.newLen) {
 		l := lines[i]
+		if l == "" && i == len(lines)-1 {
+			break // the newline ending the diff
+		}
 		switch {
 		case l == "":
 			// Some tools strip the space of an empty context line.

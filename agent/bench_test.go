@@ -1,0 +1,45 @@
+package agent
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/adi-go/adi/engine"
+)
+
+// BenchmarkDiagnose measures the offline diagnoser on every testdata bug:
+// wall time per diagnosis (spectrum, traces, rules and verification; the
+// recording is made once, outside the timing, and each iteration starts
+// from a fresh session so that no trace is cached), the model's rounds and
+// tokens (0 offline), and whether the documented root cause was found.
+//
+//	go test ./agent -run '^$' -bench Diagnose -benchtime 1x
+func BenchmarkDiagnose(b *testing.B) {
+	for _, tc := range fixtureCases {
+		b.Run(tc.name, func(b *testing.B) {
+			s, target := open(b, tc.argv...)
+			var d *Diagnosis
+			for b.Loop() {
+				fresh := engine.NewSession(s.Recording(), s.Program(), engine.DefaultLimits, 2*time.Minute)
+				var err error
+				d, err = Diagnose(context.Background(), fresh, Options{Target: target})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			found := 0.0
+			if d.RootCause.File == tc.file && d.RootCause.Line == tc.line {
+				found = 1
+			}
+			verified := 0.0
+			if d.Verification != nil && d.Verification.Status == Passed {
+				verified = 1
+			}
+			b.ReportMetric(found, "found")
+			b.ReportMetric(verified, "verified")
+			b.ReportMetric(float64(d.Rounds), "rounds")
+			b.ReportMetric(float64(d.PromptTokens+d.CompletionTokens), "tokens")
+		})
+	}
+}
