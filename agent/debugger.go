@@ -26,4 +26,5 @@ type Debugger interface {
 	Exec(ctx context.Context, line string) (*engine.Answer, error)
 }
 
+// The engine's session is the Debugger.
 var _ Debugger = (*engine.Session)(nil)

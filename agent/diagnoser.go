@@ -27,6 +27,7 @@ type Options struct {
 	Log func(format string, args ...any)
 }
 
+// withDefaults fills the zero options.
 func (o Options) withDefaults() Options {
 	if o.MaxVerify <= 0 {
 		o.MaxVerify = 4
@@ -63,6 +64,7 @@ type diagnoser struct {
 // errBudget is returned by flt when MaxFLTs traces were built.
 type errBudget struct{ max int }
 
+// Error says which budget ran out.
 func (e *errBudget) Error() string {
 	return fmt.Sprintf("the budget of %d frame traces was used up", e.max)
 }

@@ -21,6 +21,7 @@ type PatchError struct {
 	Reason string
 }
 
+// Error says where the diff failed.
 func (e *PatchError) Error() string {
 	switch {
 	case e.File == "":
@@ -37,6 +38,7 @@ type NotVerifiedError struct {
 	Status Status
 }
 
+// Error says why the fix was not applied.
 func (e *NotVerifiedError) Error() string {
 	if e.Status == "" || e.Status == NotRun {
 		return "the fix was not verified; adi applies only fixes that passed verification"
@@ -51,6 +53,7 @@ type TargetError struct {
 	Reason string
 }
 
+// Error names the target and the reason.
 func (e *TargetError) Error() string {
 	return fmt.Sprintf("target %q: %s", joinArgs(e.Argv), e.Reason)
 }

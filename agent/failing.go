@@ -89,7 +89,7 @@ func (d *diagnoser) failures(ctx context.Context, roots []*trace.Frame) []failur
 			rest = append(rest, f)
 		}
 	}
-	if len(reports) == 0 {
+	if len(cands) == 0 {
 		cands = rest
 	}
 	var out []failure
@@ -104,16 +104,23 @@ func (d *diagnoser) failures(ctx context.Context, roots []*trace.Frame) []failur
 			continue
 		}
 		for j, step := range flt.Steps {
-			if !testFailRE.MatchString(step.Stmt) {
+			// Reports come out in the order the assertions failed. A
+			// report at a statement that is not t.Errorf is a call of a
+			// helper (t.Helper() reports the caller's line), such as
+			// testify's assert.Equal.
+			report := -1
+			for k, r := range reports {
+				if !used[k] && r.file == filepath.Base(step.File) && r.line == step.Line {
+					report = k
+					break
+				}
+			}
+			if report < 0 && !testFailRE.MatchString(step.Stmt) {
 				continue
 			}
 			fl := failure{test: f, step: j, ifStep: -1}
-			// Reports come out in the order the assertions failed.
-			for k, r := range reports {
-				if !used[k] && r.file == filepath.Base(step.File) && r.line == step.Line {
-					fl.message, used[k] = r.msg, true
-					break
-				}
+			if report >= 0 {
+				fl.message, used[report] = reports[report].msg, true
 			}
 			d.assertion(flt, st, &fl)
 			out = append(out, fl)
@@ -130,22 +137,26 @@ func (d *diagnoser) assertion(flt *trace.FLT, st *frameState, fl *failure) {
 	if err != nil {
 		return
 	}
-	is := file.enclosingIf(step.Line)
-	if is == nil {
+	// The checked expression: the condition of the if around t.Errorf,
+	// else the arguments of a helper's call (check(t, got, want)).
+	var cond ast.Expr
+	if is := file.enclosingIf(step.Line); is != nil {
+		ifLine := file.line(is.Pos())
+		for i := fl.step - 1; i >= 0; i-- {
+			if flt.Steps[i].Line == ifLine && flt.Steps[i].File == step.File {
+				fl.ifStep = i
+				break
+			}
+		}
+		cond = is.Cond
+	} else if es, ok := file.stmtAt(step.Line).(*ast.ExprStmt); ok && !testFailRE.MatchString(step.Stmt) {
+		fl.ifStep, cond = fl.step, es.X
+	}
+	if cond == nil || fl.ifStep < 0 {
 		fl.wrong = d.moduleCallees(flt, 0, fl.step)
 		return
 	}
-	ifLine := file.line(is.Pos())
-	for i := fl.step - 1; i >= 0; i-- {
-		if flt.Steps[i].Line == ifLine && flt.Steps[i].File == step.File {
-			fl.ifStep = i
-			break
-		}
-	}
-	fl.cond = file.text(is.Cond)
-	if fl.ifStep < 0 {
-		return
-	}
+	fl.cond = file.text(cond)
 	vars := st.afterStep(fl.ifStep)
 	seen := map[trace.FID]bool{}
 	add := func(f *trace.Frame) {
@@ -157,7 +168,7 @@ func (d *diagnoser) assertion(flt *trace.FLT, st *frameState, fl *failure) {
 	// The names of the condition assigned last before it (a test computes
 	// what it checks right before checking it: got, not the fixture).
 	latest := -1
-	for _, name := range idents(is.Cond) {
+	for _, name := range idents(cond) {
 		if _, ok := vars[name]; !ok {
 			continue
 		}
@@ -170,7 +181,7 @@ func (d *diagnoser) assertion(flt *trace.FLT, st *frameState, fl *failure) {
 			}
 		}
 	}
-	for _, name := range idents(is.Cond) {
+	for _, name := range idents(cond) {
 		v, ok := vars[name]
 		if !ok {
 			continue
@@ -234,6 +245,9 @@ func (d *diagnoser) failureEvidence(fl failure) []Evidence {
 		var vals []string
 		if e := parseExpr(fl.cond); e != nil {
 			for _, name := range idents(e) {
+				if v, ok := vars[name]; ok && strings.HasPrefix(v.Type, "*testing.") {
+					continue // t itself
+				}
 				if v, ok := evalText(name, vars); ok {
 					vals = append(vals, name+" = "+v)
 				}

@@ -31,6 +31,7 @@ type panicInfo struct {
 	hasIndex      bool
 }
 
+// indexRE reads the index and length of an index-out-of-range panic.
 var indexRE = regexp.MustCompile(`index out of range \[(-?\d+)\](?: with length (\d+))?`)
 
 // classifyPanic reads a panic message as the runtime prints it.

@@ -240,8 +240,20 @@ func onlyParams(names, params []string, assigned map[string]bool) bool {
 	return true
 }
 
-// flipped is the comparison operator with the opposite strictness.
-var flipped = map[token.Token]string{token.LSS: "<=", token.LEQ: "<", token.GTR: ">=", token.GEQ: ">"}
+// flipped returns the comparison operator with the opposite strictness.
+func flipped(op token.Token) string {
+	switch op {
+	case token.LSS:
+		return "<="
+	case token.LEQ:
+		return "<"
+	case token.GTR:
+		return ">="
+	case token.GEQ:
+		return ">"
+	}
+	return op.String()
+}
 
 // boundaryFinding turns a hit into a finding with its off-by-one fixes.
 func (d *diagnoser) boundaryFinding(h *boundaryHit) *finding {
@@ -260,7 +272,7 @@ func (d *diagnoser) boundaryFinding(h *boundaryHit) *finding {
 	f.summary = fmt.Sprintf("the %s `%s` in %s (%s) met its bound exactly on the failing path (%s = %s = %s)",
 		kind, cmpText, shortFunc(h.f.FID.Func), where, h.left, h.right, h.value)
 	f.detail = fmt.Sprintf("On the failing path `%s` in %s was evaluated with both sides equal to %s, the one value where %s and %s disagree.",
-		cmpText, shortFunc(h.f.FID.String()), h.value, be.Op, flipped[be.Op])
+		cmpText, shortFunc(h.f.FID.String()), h.value, be.Op, flipped(be.Op))
 	f.explanation = f.detail + " An off-by-one bound there would explain the wrong result, but no off-by-one edit of it was verified."
 	claim := fmt.Sprintf("`%s` is evaluated with %s = %s", cmpText, h.left, h.right)
 	if h.args {
@@ -282,7 +294,7 @@ func (d *diagnoser) boundaryFinding(h *boundaryHit) *finding {
 		}
 	}
 	// Flip the strictness: `lo < hi` → `lo <= hi`.
-	op := flipped[be.Op]
+	op := flipped(be.Op)
 	f.fixes = append(f.fixes, fix{
 		desc: fmt.Sprintf("`%s` → `%s %s %s`", cmpText, file.text(be.X), op, file.text(be.Y)),
 		edits: []edit{{file: file.path, start: file.offset(be.OpPos), end: file.offset(be.OpPos) + len(be.Op.String()),

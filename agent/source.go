@@ -27,6 +27,7 @@ type srcFile struct {
 	err  error
 }
 
+// newSources returns an empty cache.
 func newSources() *sources {
 	return &sources{fset: token.NewFileSet(), files: map[string]*srcFile{}}
 }
