@@ -2,6 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -83,5 +86,34 @@ func TestDiagnoseExitCodes(t *testing.T) {
 		if r := runAdi(t, runOptions{}, "", args...); r.Code != 2 {
 			t.Errorf("adi %s: exit %d, want 2\n%s", strings.Join(args, " "), r.Code, r.Stderr)
 		}
+	}
+}
+
+// TestDiagnoseApply: --apply writes the verified fix to the user's files
+// (here a copy of testdata/nilmap in a module of its own).
+func TestDiagnoseApply(t *testing.T) {
+	mod := t.TempDir()
+	src, err := os.ReadFile(filepath.Join(repoRoot(t), "testdata", "nilmap", "main.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(mod, "go.mod"), []byte("module example.com/nilmap\n\ngo 1.26\n"), 0o644)
+	file := filepath.Join(mod, "main.go")
+	os.WriteFile(file, src, 0o644)
+	r := runAdi(t, runOptions{Dir: mod}, "", "diagnose", "--apply", "--", "go", "run", ".")
+	if r.Code != 0 {
+		t.Fatalf("exit code %d, want 0\nstdout:\n%s\nstderr:\n%s", r.Code, r.Stdout, r.Stderr)
+	}
+	if !strings.Contains(r.Stdout, "verification: passed") || !strings.Contains(r.Stdout, "applied the fix to "+file) {
+		t.Errorf("the output does not say the verified fix was applied:\n%s", r.Stdout)
+	}
+	now, _ := os.ReadFile(file)
+	if !strings.Contains(string(now), "return &Registry{ports: map[string]int{}}") {
+		t.Errorf("main.go was not fixed:\n%s", now)
+	}
+	cmd := exec.Command("go", "run", ".")
+	cmd.Dir = mod
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("the fixed program fails: %v\n%s", err, out)
 	}
 }
