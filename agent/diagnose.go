@@ -92,6 +92,7 @@ func Diagnose(ctx context.Context, dbg Debugger, opts Options) (*Diagnosis, erro
 		findings = append(findings, d.droppedFindings(ctx, focusOr(focus, scope))...)
 		findings = append(findings, d.receiverFindings(ctx, scope)...)
 		findings = append(findings, d.boundaryFindings(ctx, focus, scope)...)
+		findings = append(findings, d.uncheckedErrs(ctx, focusOr(focus, scope))...)
 		if f := d.sbflFinding(ranked, totalFailed, totalPassed, focus); f != nil {
 			findings = append(findings, f)
 		}

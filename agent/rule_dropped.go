@@ -57,7 +57,6 @@ func (d *diagnoser) droppedFindings(ctx context.Context, scope []*trace.Frame) [
 			return true
 		})
 	}
-	out = append(out, d.uncheckedErrs()...)
 	return out
 }
 
@@ -242,9 +241,24 @@ var (
 	errAssignRE = regexp.MustCompile(`\berr\s*(,[^=]*)?:?=[^=]`)
 )
 
-// uncheckedErrs finds, in the traces built so far, a variable named err
-// that was assigned a non-nil error and then overwritten or never read.
-func (d *diagnoser) uncheckedErrs() []*finding {
+// uncheckedErrs finds a variable named err that was assigned a non-nil
+// error and then overwritten or never read, in the traces of the functions
+// of focus that assign err (the first invocation of each is traced).
+func (d *diagnoser) uncheckedErrs(ctx context.Context, focus []*trace.Frame) []*finding {
+	done := map[string]bool{}
+	for _, f := range focus {
+		if done[f.FID.Func] || isTestFile(f.Decl.File) || ctx.Err() != nil {
+			continue
+		}
+		done[f.FID.Func] = true
+		file, err := d.src.file(f.Decl.File)
+		if err != nil {
+			continue
+		}
+		if fd := file.funcDecl(f.Decl.Line); fd != nil && assignedNames(fd.Body)["err"] {
+			d.flt(ctx, f)
+		}
+	}
 	var out []*finding
 	var traced []*trace.Frame
 	for _, st := range d.states {
