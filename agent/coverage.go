@@ -87,6 +87,10 @@ func (d *diagnoser) spectra(ctx context.Context) ([]unit, error) {
 		if !testNameRE.MatchString(name) {
 			continue
 		}
+		if n >= maxUnits {
+			d.note(fmt.Sprintf("the spectrum covers the first %d test runs only", maxUnits))
+			break
+		}
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -103,6 +107,9 @@ func (d *diagnoser) spectra(ctx context.Context) ([]unit, error) {
 	}
 	return units, nil
 }
+
+// maxUnits bounds the test runs of one spectrum.
+const maxUnits = 2000
 
 // testNameRE matches the names -test.list prints that -test.run runs.
 var testNameRE = regexp.MustCompile(`^(Test|Example|Fuzz)\w*$`)
