@@ -280,12 +280,13 @@ func afterWords(line string, n int) string {
 }
 
 func execText(r *ExecResult) string {
-	at := fmt.Sprintf("at line %d (visit %d) of %s", r.Line, r.K, r.FID)
+	fid := trace.ShortFunc(r.FID.String())
+	at := fmt.Sprintf("at line %d (visit %d) of %s", r.Line, r.K, fid)
 	switch {
 	case !r.WhatIf:
 		return fmt.Sprintf("%s = %s  %s", r.Stmt, r.Value.Text, at)
 	case r.Panic != "":
-		return fmt.Sprintf("with %s %s, %s panics: %s", r.Stmt, at, r.FID, r.Panic)
+		return fmt.Sprintf("with %s %s, %s panics: %s", r.Stmt, at, fid, r.Panic)
 	default:
 		parts := make([]string, len(r.Results))
 		for i, v := range r.Results {
@@ -294,7 +295,7 @@ func execText(r *ExecResult) string {
 				parts[i] = v.Name + " = " + v.Text
 			}
 		}
-		return fmt.Sprintf("with %s %s, %s returns (%s)", r.Stmt, at, r.FID, strings.Join(parts, ", "))
+		return fmt.Sprintf("with %s %s, %s returns (%s)", r.Stmt, at, fid, strings.Join(parts, ", "))
 	}
 }
 

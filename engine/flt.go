@@ -219,10 +219,11 @@ func diffLocals(before, after map[string]trace.Value, order []string) []trace.Ch
 // callees with that call site as the stepper counted it making, of each
 // kind (direct calls, calls through library code, go statements).
 func assignCallees(rec *trace.Recording, f *trace.Frame, visits []*visit, steps []trace.Step) {
-	taken := make([]bool, len(f.Children))
+	children := f.Children // in run order
+	taken := make([]bool, len(children))
 	take := func(i int, line int, n int, kind func(*trace.Frame) bool) {
-		for j := 0; j < len(f.Children) && n > 0; j++ {
-			c := rec.Frames[f.Children[j]]
+		for j := 0; j < len(children) && n > 0; j++ {
+			c := rec.Frames[children[j]]
 			if taken[j] || c.CallSite.Line != line || !kind(c) {
 				continue
 			}
@@ -243,7 +244,7 @@ func assignCallees(rec *trace.Recording, f *trace.Frame, visits []*visit, steps 
 	// Anything left (a deferred call run by a panic, a call the stepper
 	// could not count) goes to the first statement on its line, or to the
 	// last statement.
-	for j, seq := range f.Children {
+	for j, seq := range children {
 		if taken[j] || len(steps) == 0 {
 			continue
 		}
@@ -267,6 +268,6 @@ func sortByEntry(rec *trace.Recording, fids []trace.FID) {
 	sort.SliceStable(fids, func(a, b int) bool {
 		fa, _ := rec.Lookup(fids[a])
 		fb, _ := rec.Lookup(fids[b])
-		return fa != nil && fb != nil && fa.EntrySeq < fb.EntrySeq
+		return fa != nil && fb != nil && fa.RunOrder() < fb.RunOrder()
 	})
 }

@@ -57,11 +57,13 @@ type recorder struct {
 	counts map[string]int
 	seq    uint64
 	stacks map[int64][]open // per goroutine: the open user frames, outermost first
-	spawns []spawn          // go statements whose goroutine has not started yet
-	panics map[int64]string // per goroutine: the panic in flight
-	goexit map[int64]bool   // per goroutine: runtime.Goexit in progress
-	fatal  *trace.PanicInfo
-	full   bool // MaxFrames reached: no more frames are recorded
+	spawns map[int64]spawn  // by child goroutine id: created, not started yet
+	// spawnSeq passes a started spawn's creation seq from callerOf to enter.
+	spawnSeq uint64
+	panics   map[int64]string // per goroutine: the panic in flight
+	goexit   map[int64]bool   // per goroutine: runtime.Goexit in progress
+	fatal    *trace.PanicInfo
+	full     bool // MaxFrames reached: no more frames are recorded
 	// stopped is set once the recorder's breakpoints are cleared.
 	stopped bool
 }
@@ -78,10 +80,10 @@ type open struct {
 	off   int64 // frame's CFA relative to the goroutine's stack top: stable when the stack moves
 }
 
+// spawn is a goroutine created by a recorded frame, not started yet.
 type spawn struct {
-	goid int64
-	gopc uint64
-	by   int // index in rec.Frames of the frame that ran the go statement
+	by   int    // index in rec.Frames of the frame that ran the go statement
+	seq  uint64 // when it ran
 	site trace.Pos
 	// indirect: library code ran the go statement for the frame (t.Run).
 	indirect bool
@@ -103,6 +105,7 @@ func Record(ctx context.Context, prog *Program, opts RecordOptions) (*trace.Reco
 		rec:    &trace.Recording{},
 		counts: map[string]int{},
 		stacks: map[int64][]open{},
+		spawns: map[int64]spawn{},
 		panics: map[int64]string{},
 		goexit: map[int64]bool{},
 	}
@@ -164,10 +167,21 @@ func (r *recorder) setup() error {
 	if len(entries) == 0 {
 		return fmt.Errorf("no functions of module %q found in %s: is it built from this module's source with debug information?", r.prog.ModulePath, r.prog.Path)
 	}
+	// A goroutine's creation is seen where runtime.newproc1 returns the new
+	// g: the parent, the child and the go statement are all known there.
+	var spawnRets []uint64
+	if fns := r.bi.LookupFunc()["runtime.newproc1"]; len(fns) > 0 {
+		grp, unlock := r.p.d.LockTargetGroup()
+		spawnRets, _ = returnPCs(grp.Selected, fns[0])
+		unlock()
+	}
 	for _, b := range []struct {
 		role  int
 		addrs []uint64
-	}{{roleEntry, entries}, {roleReturn, returns}} {
+	}{{roleEntry, entries}, {roleReturn, returns}, {roleNewproc, spawnRets}} {
+		if len(b.addrs) == 0 {
+			continue
+		}
 		id, err := r.p.setBreakpoint(b.addrs)
 		if err != nil {
 			return fmt.Errorf("setting recorder breakpoints: %w", err)
@@ -177,7 +191,7 @@ func (r *recorder) setup() error {
 	for _, b := range []struct {
 		role int
 		fn   string
-	}{{roleNewproc, "runtime.newproc"}, {rolePanic, "runtime.(*_panic).nextDefer"}, {roleGoexit, "runtime.Goexit"}} {
+	}{{rolePanic, "runtime.(*_panic).nextDefer"}, {roleGoexit, "runtime.Goexit"}} {
 		id, err := r.p.setFuncBreakpoint(b.fn)
 		if err != nil {
 			continue // not linked into this binary: nothing to watch
@@ -297,6 +311,10 @@ func (r *recorder) event(th proc.Thread, bp *proc.Breakpoint) {
 		r.fatalStop(th)
 		return
 	}
+	if r.roles[bp.Logical.LogicalID] == roleNewproc {
+		r.newproc(th) // on the system stack: no user goroutine here
+		return
+	}
 	g, err := proc.GetG(th)
 	if err != nil || g == nil {
 		return
@@ -306,8 +324,6 @@ func (r *recorder) event(th proc.Thread, bp *proc.Breakpoint) {
 		r.enter(th, g)
 	case roleReturn:
 		r.leave(th, g)
-	case roleNewproc:
-		r.newproc(th, g)
 	case rolePanic:
 		if msg := r.panicValue(th); msg != "" {
 			r.panics[g.ID] = msg
@@ -347,6 +363,9 @@ func (r *recorder) enter(th proc.Thread, g *proc.G) {
 		f.CallSite = site
 		f.Spawn = spawned
 		f.Indirect = indirect
+		if spawned {
+			f.SpawnSeq = r.spawnSeq
+		}
 	}
 	if scope, err := proc.GoroutineScope(r.tgt, th); err == nil {
 		if vars, err := scope.FunctionArguments(r.cfg); err == nil {
@@ -404,13 +423,10 @@ func (r *recorder) callerOf(th proc.Thread, g *proc.G, st []proc.Stackframe, sta
 			}
 		}
 	}
-	if len(stack) == 0 {
-		for i, s := range r.spawns {
-			if s.gopc == g.GoPC {
-				r.spawns = append(r.spawns[:i], r.spawns[i+1:]...)
-				return s.by, s.site, s.indirect, true
-			}
-		}
+	if s, ok := r.spawns[g.ID]; ok && len(stack) == 0 {
+		delete(r.spawns, g.ID)
+		r.spawnSeq = s.seq
+		return s.by, s.site, s.indirect, true
 	}
 	return -1, trace.Pos{}, false, false
 }
@@ -493,26 +509,46 @@ func (r *recorder) unwound(goid int64, f *trace.Frame) {
 	}
 }
 
-// newproc notes a go statement run on g: by its innermost open frame, or
-// by library code that frame called (t.Run starting a subtest).
-func (r *recorder) newproc(th proc.Thread, g *proc.G) {
-	stack := r.stacks[g.ID]
-	if len(stack) == 0 {
+// newproc notes the goroutine that runtime.newproc1 is returning, when a
+// recorded frame created it: the parent's innermost open frame ran the go
+// statement, or called library code that did (t.Run starting a subtest).
+func (r *recorder) newproc(th proc.Thread) {
+	scope, err := proc.ThreadScope(r.tgt, th)
+	if err != nil {
 		return
 	}
-	st, err := proc.ThreadStacktrace(r.tgt, th, 64)
-	if err != nil || len(st) < 2 {
+	// The result is not readable at the return; the local newg is.
+	parent, ok1 := evalInt(scope, "callergp.goid")
+	child, ok2 := evalInt(scope, "newg.goid")
+	stack := r.stacks[parent]
+	if !ok1 || !ok2 || len(stack) == 0 {
 		return
 	}
 	top := stack[len(stack)-1]
-	sp := spawn{goid: g.ID, gopc: st[1].Current.PC, by: top.frame, site: callPos(&st[1])}
-	for i := 1; i < len(st); i++ {
-		if st[i].FrameOffset() == top.off {
-			sp.site, sp.indirect = callPos(&st[i]), i > 1
-			break
+	sp := spawn{by: top.frame, seq: r.next()}
+	if g, err := proc.FindGoroutine(r.tgt, parent); err == nil && g != nil {
+		if st, err := proc.GoroutineStacktrace(r.tgt, g, 64, 0); err == nil {
+			for i := range st {
+				if st[i].FrameOffset() == top.off {
+					sp.site = callPos(&st[i])
+					// Frames between the spawner and runtime.newproc are
+					// library code.
+					sp.indirect = i > 1 && st[i-1].Current.Fn != nil && st[i-1].Current.Fn.Name != "runtime.newproc"
+					break
+				}
+			}
 		}
 	}
-	r.spawns = append(r.spawns, sp)
+	r.spawns[child] = sp
+}
+
+// evalInt evaluates an integer expression in scope.
+func evalInt(scope *proc.EvalScope, expr string) (int64, bool) {
+	v, err := scope.EvalExpression(expr, proc.LoadConfig{})
+	if err != nil || v.Unreadable != nil || v.Value == nil {
+		return 0, false
+	}
+	return constantInt(v)
 }
 
 // panicValue renders the value of a panic in flight on th, or "" when the

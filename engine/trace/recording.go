@@ -69,6 +69,21 @@ func (r *Recording) Index() {
 			r.Frames[p].Children = append(r.Frames[p].Children, i)
 		}
 	}
+	for _, f := range r.Frames {
+		sort.SliceStable(f.Children, func(a, b int) bool {
+			return r.Frames[f.Children[a]].RunOrder() < r.Frames[f.Children[b]].RunOrder()
+		})
+	}
+}
+
+// RunOrder is when the caller made the call that started f: for a spawned
+// frame, when its go statement ran (its goroutine may start later than
+// goroutines created after it); else its entry.
+func (f *Frame) RunOrder() uint64 {
+	if f.Spawn && f.SpawnSeq > 0 {
+		return f.SpawnSeq
+	}
+	return f.EntrySeq
 }
 
 // Lookup returns the frame with the given FID.

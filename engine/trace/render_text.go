@@ -168,12 +168,12 @@ func FramesText(r *Recording, fn string, frames []*Frame) string {
 	var w textWriter
 	switch len(frames) {
 	case 0:
-		w.line(fn + ": no invocations")
+		w.line(ShortFunc(fn) + ": no invocations")
 		return w.String()
 	case 1:
-		w.line(fn + ": 1 invocation")
+		w.line(ShortFunc(fn) + ": 1 invocation")
 	default:
-		w.line(fmt.Sprintf("%s: %d invocations", fn, len(frames)))
+		w.line(fmt.Sprintf("%s: %d invocations", ShortFunc(fn), len(frames)))
 	}
 	if len(frames) <= MaxTextFrames {
 		for _, f := range frames {
@@ -201,7 +201,7 @@ func FramesText(r *Recording, fn string, frames []*Frame) string {
 //
 //	breakpoint main.fib if n == 3: 1 matching frame
 func BreakText(fn, cond string, matches int) string {
-	s := "breakpoint " + fn
+	s := "breakpoint " + ShortFunc(fn)
 	if cond != "" {
 		s += " if " + oneLine(cond)
 	}
@@ -499,7 +499,7 @@ func skipText(s Skip) string {
 		if n <= 4 {
 			detail += "; calls " + joinFIDs(s.Callees)
 		} else {
-			detail += fmt.Sprintf("; %d calls: %s, %s, …, %s", n, s.Callees[0], s.Callees[1], s.Callees[n-1])
+			detail += fmt.Sprintf("; %d calls: %s, %s, …, %s", n, shortFID(s.Callees[0]), shortFID(s.Callees[1]), shortFID(s.Callees[n-1]))
 		}
 	}
 	return fmt.Sprintf("… %d %s of %s skipped (%s)",

@@ -97,6 +97,9 @@ type Frame struct {
 	Panic string
 	// EntrySeq and ExitSeq order entries and exits of all frames of the run.
 	EntrySeq, ExitSeq uint64
+	// SpawnSeq orders a spawned frame by when its go statement ran (its
+	// goroutine may start later, and after goroutines created after it).
+	SpawnSeq uint64
 
 	// Parent is the Seq of the caller, -1 for a root frame; Children lists the
 	// Seqs of the callees (and spawned goroutines' first frames) in order.
