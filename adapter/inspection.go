@@ -215,7 +215,7 @@ func returnValues(f *trace.Frame) []trace.Value {
 	case trace.Returned:
 		return f.Results
 	}
-	return []trace.Value{{Name: "(no result)", Kind: trace.KindOther, Text: exitText(f)}}
+	return []trace.Value{{Name: "(no result)", Kind: trace.KindOther, Text: trace.ExitText(f)}}
 }
 
 func (s *session) onVariables(r *dap.VariablesRequest) error {

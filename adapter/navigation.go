@@ -77,7 +77,7 @@ func (s *session) move(ctx context.Context, d Debuggee, kind navKind) (reason, d
 		}
 		if kind == navNext {
 			if s.step+1 >= len(flt.Steps) {
-				return "step", "end of " + flt.Frame.FID.String() + ": " + exitText(flt.Frame), nil
+				return "step", "end of " + flt.Frame.FID.String() + ": " + trace.ExitText(flt.Frame), nil
 			}
 			s.step++
 		} else {
@@ -191,27 +191,4 @@ func (s *session) stopHere(reason, desc string) error {
 	}
 	s.sendEvent(&dap.StoppedEvent{Event: s.event("stopped"), Body: body})
 	return nil
-}
-
-// exitText says how a frame ended.
-func exitText(f *trace.Frame) string {
-	switch f.Exit {
-	case trace.Panicked:
-		return "panicked: " + f.Panic
-	case trace.Goexited:
-		return "exited via runtime.Goexit"
-	case trace.Running:
-		return "still running when the run ended"
-	}
-	if len(f.Results) == 0 {
-		return "returned"
-	}
-	out := "returned "
-	for i, r := range f.Results {
-		if i > 0 {
-			out += ", "
-		}
-		out += r.Text
-	}
-	return out
 }

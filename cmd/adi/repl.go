@@ -38,6 +38,30 @@ func engineFlags(fs *flag.FlagSet) *engine.Options {
 	return o
 }
 
+// parseWithTarget parses adi's flags before "--" and returns the target
+// after it; when !ok the command ends with code (0 for -h).
+func parseWithTarget(fs *flag.FlagSet, args []string, stderr io.Writer) (target []string, code int, ok bool) {
+	own, target, err := splitTarget(args)
+	if err != nil {
+		if fs.Parse(args) == flag.ErrHelp {
+			return nil, 0, false
+		}
+		fmt.Fprintln(stderr, "adi:", err)
+		return nil, 2, false
+	}
+	if err := fs.Parse(own); err != nil {
+		if err == flag.ErrHelp {
+			return nil, 0, false
+		}
+		return nil, 2, false
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "adi: unexpected argument %q before \"--\"\n", fs.Arg(0))
+		return nil, 2, false
+	}
+	return target, 0, true
+}
+
 // splitTarget separates adi's own arguments from the target after "--".
 func splitTarget(args []string) (own, target []string, err error) {
 	for i, a := range args {
@@ -60,19 +84,9 @@ func replMain(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintf(stderr, "usage: adi repl [flags] -- TARGET\n\nRecords TARGET, then reads commands, one per line, from standard input.\n\n%s\n\nflags:\n", engine.CommandHelp)
 		fs.PrintDefaults()
 	}
-	own, targetArgs, err := splitTarget(args)
-	if err != nil {
-		if fs.Parse(args) == flag.ErrHelp {
-			return 0
-		}
-		fmt.Fprintln(stderr, "adi:", err)
-		return 2
-	}
-	if err := fs.Parse(own); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
+	targetArgs, code, ok := parseWithTarget(fs, args, stderr)
+	if !ok {
+		return code
 	}
 	dir, err := os.Getwd()
 	if err != nil {

@@ -119,7 +119,7 @@ func FLTText(r *Recording, f *FLT) string {
 	} else if f.Note != "" {
 		w.line("  note: " + oneLine(f.Note))
 	}
-	w.line("  " + exitFooter(f.Frame))
+	w.line("  " + ExitText(f.Frame))
 	return w.String()
 }
 
@@ -377,8 +377,9 @@ func exitText(f *Frame) string {
 	return string(f.Exit)
 }
 
-// exitFooter is the last line of an FLT.
-func exitFooter(f *Frame) string {
+// ExitText says how a frame ended, as the last line of its FLT does:
+// "returned 233", "panicked: …".
+func ExitText(f *Frame) string {
 	switch f.Exit {
 	case Returned:
 		if len(f.Results) > 0 {
@@ -387,16 +388,10 @@ func exitFooter(f *Frame) string {
 		return "returned"
 	case Panicked:
 		return "panicked: " + oneLine(f.Panic)
-	case Goexited:
-		return "exited via runtime.Goexit"
-	case Running:
-		return "still running when the run ended"
-	case Unrecorded:
-		return "its end was not recorded (frame limit)"
 	case "":
 		return "exit unknown"
 	}
-	return string(f.Exit)
+	return exitText(f)
 }
 
 func argsText(args []Value) string {
