@@ -3,6 +3,7 @@ module github.com/adi-go/adi
 go 1.26
 
 require (
+	github.com/fsnotify/fsnotify v1.10.1
 	github.com/go-delve/delve v1.27.2
 	github.com/google/go-dap v0.12.0
 	github.com/mattn/go-isatty v0.0.20
