@@ -7,6 +7,8 @@
 //	adi repl [flags] -- go test ./pkg -run TestX
 //	adi repl [flags] -- go run ./cmd/x args…
 //	adi repl [flags] -- ./binary args…
+//	adi diagnose [flags] -- go test ./pkg -run TestX
+//	adi watch [flags] -- go test ./pkg -run TestX
 //	adi dap [--listen 127.0.0.1:0]
 package main
 
@@ -24,6 +26,7 @@ const usage = `adi — an agent-centric debugger for Go
 usage:
   adi repl [flags] -- TARGET     record TARGET, then answer commands read from standard input
   adi diagnose [flags] -- TARGET find the root cause of TARGET's failure, with a verified fix
+  adi watch [flags] -- TARGET    diagnose TARGET, then run and diagnose it again on each save
   adi dap [--listen ADDR]        serve the Debug Adapter Protocol (stdio, or TCP with --listen)
   adi help                       this text
 
@@ -55,6 +58,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return dapMain(ctx, args[1:], stdin, stdout, stderr)
 	case "diagnose":
 		return diagnoseMain(ctx, args[1:], stdin, stdout, stderr)
+	case "watch":
+		return watchMain(ctx, args[1:], stdin, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
