@@ -36,23 +36,9 @@ flags:
 `)
 		fs.PrintDefaults()
 	}
-	own, targetArgs, err := splitTarget(args)
-	if err != nil {
-		if fs.Parse(args) == flag.ErrHelp {
-			return 0
-		}
-		fmt.Fprintln(stderr, "adi:", err)
-		return 2
-	}
-	if err := fs.Parse(own); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "adi: unexpected argument %q before \"--\"\n", fs.Arg(0))
-		return 2
+	targetArgs, code, ok := parseWithTarget(fs, args, stderr)
+	if !ok {
+		return code
 	}
 	if targetArgs[0] != "go" {
 		fmt.Fprintf(stderr, "adi: adi watch rebuilds the target after each save: write the go test or go run command, not the binary %q\n", targetArgs[0])
