@@ -7,6 +7,7 @@ require (
 	github.com/go-delve/delve v1.27.2
 	github.com/google/go-dap v0.12.0
 	github.com/mattn/go-isatty v0.0.20
+	github.com/sashabaranov/go-openai v1.43.0
 )
 
 require (

@@ -32,6 +32,10 @@ type Diagnosis struct {
 	Rounds           int `json:"rounds"`
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
+	// Unsupported lists the claims of a model's diagnosis that the
+	// recording does not support (a frame it lacks, a line outside the
+	// frame's function, a value no frame or tool result showed).
+	Unsupported []string `json:"unsupported,omitempty"`
 	// Partial says why the diagnosis may be incomplete ("" when it is not):
 	// a partial recording, a cut trace, a budget that ran out.
 	Partial string `json:"partial,omitempty"`

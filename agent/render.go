@@ -49,13 +49,23 @@ func (d *Diagnosis) Text() string {
 			b.WriteString(line + "\n")
 		}
 	}
+	if len(d.Unsupported) > 0 {
+		b.WriteString("\nnot supported by the recording:\n")
+		for _, u := range d.Unsupported {
+			b.WriteString("  ✗ " + u + "\n")
+		}
+	}
 	if d.Fix != "" {
 		b.WriteString("\nfix:\n")
 		for _, l := range strings.Split(strings.TrimRight(d.Fix, "\n"), "\n") {
 			b.WriteString("  " + l + "\n")
 		}
 	} else {
-		b.WriteString("\nfix: none proposed (no fix template is safe here)\n")
+		if d.Source == "llm" {
+			b.WriteString("\nfix: none proposed\n")
+		} else {
+			b.WriteString("\nfix: none proposed (no fix template is safe here)\n")
+		}
 	}
 	if v := d.Verification; v != nil {
 		fmt.Fprintf(&b, "\nverification: %s\n", v.Status)

@@ -1,0 +1,190 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+)
+
+// LLMConfig configures the LLM agent: the OpenAI-compatible endpoint, the
+// model, and the budgets of one answer. The zero values of the budgets
+// take the defaults below. APIKey is sent only in the Authorization header
+// of the requests to BaseURL; it is never logged, put in an event, an error
+// or a diagnosis, and String and GoString mask it.
+type LLMConfig struct {
+	// Model is the model name the endpoint knows ("gpt-4.1",
+	// "qwen2.5-coder:14b", …).
+	Model string
+	// BaseURL is the endpoint up to and including its version path
+	// ("https://api.openai.com/v1", "http://localhost:11434/v1"); a URL
+	// with no path gets "/v1".
+	BaseURL string
+	// APIKey may be "" for a local server that wants none.
+	APIKey string `json:"-"`
+
+	// MaxRounds bounds the model's turns (requests) per question
+	// (default 20).
+	MaxRounds int
+	// MaxTokens bounds the prompt plus completion tokens per question
+	// (default 300,000), as the endpoint reports them (estimated at 4 bytes
+	// a token when it reports none).
+	MaxTokens int
+	// Timeout bounds the wall time of one question, tools included, but not
+	// the verification of the fix (default 10m).
+	Timeout time.Duration
+	// MaxToolResult caps each tool result sent to the model, in bytes
+	// (default 8 KiB); what is cut is replaced by a marker saying so.
+	MaxToolResult int
+	// AllowCalls lets the model's execute call functions; without it an
+	// expression may call only len and cap (and convert types).
+	AllowCalls bool
+	// MaxRetries bounds the retries of one request after a 429, a 5xx or a
+	// dropped stream (default 4; negative: none). RetryDelay is the first
+	// backoff (default 1s), doubled on each retry; a Retry-After header is
+	// honoured up to 30s.
+	MaxRetries int
+	RetryDelay time.Duration
+	// MaxFixAttempts bounds how often the model may call finish again after
+	// its fix failed verification (default 2 attempts in all).
+	MaxFixAttempts int
+	// RedactPatterns are extra regular expressions whose matches are
+	// replaced by [REDACTED] in everything sent to the model; NoDefaultRedaction
+	// drops the built-in ones (API keys, bearer tokens, passwords, private
+	// key blocks). The API key itself is always redacted.
+	RedactPatterns     []string
+	NoDefaultRedaction bool
+	// Hints is the offline diagnosis to seed the first message with; nil
+	// runs Diagnose first.
+	Hints *Diagnosis `json:"-"`
+	// HTTPClient sends the requests (default: a client without timeout; the
+	// budgets bound the time).
+	HTTPClient *http.Client `json:"-"`
+}
+
+// The defaults of LLMConfig's budgets.
+const (
+	DefaultMaxRounds     = 20
+	DefaultMaxTokens     = 300_000
+	DefaultLLMTimeout    = 10 * time.Minute
+	DefaultMaxToolResult = 8 << 10
+	defaultMaxRetries    = 4
+	defaultRetryDelay    = time.Second
+	defaultFixAttempts   = 2
+	// OpenAIBaseURL is the endpoint used when only a model and a key are
+	// configured.
+	OpenAIBaseURL = "https://api.openai.com/v1"
+)
+
+// withDefaults fills the zero budgets.
+func (c LLMConfig) withDefaults() LLMConfig {
+	if c.MaxRounds <= 0 {
+		c.MaxRounds = DefaultMaxRounds
+	}
+	if c.MaxTokens <= 0 {
+		c.MaxTokens = DefaultMaxTokens
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = DefaultLLMTimeout
+	}
+	if c.MaxToolResult <= 0 {
+		c.MaxToolResult = DefaultMaxToolResult
+	}
+	switch {
+	case c.MaxRetries == 0:
+		c.MaxRetries = defaultMaxRetries
+	case c.MaxRetries < 0:
+		c.MaxRetries = 0
+	}
+	if c.RetryDelay <= 0 {
+		c.RetryDelay = defaultRetryDelay
+	}
+	if c.MaxFixAttempts <= 0 {
+		c.MaxFixAttempts = defaultFixAttempts
+	}
+	if c.BaseURL == "" {
+		c.BaseURL = OpenAIBaseURL
+	}
+	c.BaseURL = normalizeBaseURL(c.BaseURL)
+	return c
+}
+
+// String describes the configuration with the key masked.
+func (c LLMConfig) String() string {
+	key := "none"
+	if c.APIKey != "" {
+		key = "set"
+	}
+	return fmt.Sprintf("model %s at %s (API key %s)", c.Model, safeURL(c.BaseURL), key)
+}
+
+// GoString is String, so that %#v does not print the key either.
+func (c LLMConfig) GoString() string { return "agent.LLMConfig{" + c.String() + "}" }
+
+// ErrNoLLM is returned by ConfigFromEnv when no model is configured: the
+// caller uses the offline diagnoser.
+var ErrNoLLM = errors.New("no LLM configured (set ADI_LLM_MODEL or --model, and ADI_LLM_API_KEY or OPENAI_API_KEY, or ADI_LLM_BASE_URL for a local server)")
+
+// ConfigFromEnv builds the endpoint configuration from flags and the
+// environment: model and baseURL are the flags ("" when not given), which
+// win over ADI_LLM_MODEL and ADI_LLM_BASE_URL; the key is ADI_LLM_API_KEY,
+// else OPENAI_API_KEY. Without a model it returns ErrNoLLM. A model with
+// neither a key nor a base URL is an error (OpenAI needs a key); a base URL
+// without a key is allowed (Ollama, llama.cpp and LM Studio want none). The
+// budgets are left zero (the defaults).
+func ConfigFromEnv(model, baseURL string) (LLMConfig, error) {
+	if model == "" {
+		model = strings.TrimSpace(os.Getenv("ADI_LLM_MODEL"))
+	}
+	if baseURL == "" {
+		baseURL = strings.TrimSpace(os.Getenv("ADI_LLM_BASE_URL"))
+	}
+	key := strings.TrimSpace(os.Getenv("ADI_LLM_API_KEY"))
+	if key == "" {
+		key = strings.TrimSpace(os.Getenv("OPENAI_API_KEY"))
+	}
+	if model == "" {
+		return LLMConfig{}, ErrNoLLM
+	}
+	if key == "" && baseURL == "" {
+		return LLMConfig{}, fmt.Errorf("the model %q is asked for but there is no API key (set ADI_LLM_API_KEY or OPENAI_API_KEY) and no base URL of a local server (set --base-url or ADI_LLM_BASE_URL, e.g. http://localhost:11434/v1 for Ollama)", model)
+	}
+	if baseURL != "" {
+		u, err := url.Parse(baseURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return LLMConfig{}, fmt.Errorf("the base URL %q is not an http:// or https:// URL", safeURL(baseURL))
+		}
+	} else {
+		baseURL = OpenAIBaseURL
+	}
+	return LLMConfig{Model: model, BaseURL: normalizeBaseURL(baseURL), APIKey: key}, nil
+}
+
+// normalizeBaseURL adds "/v1" to a URL without a path (the OpenAI-compatible
+// servers all serve under it) and drops a trailing slash.
+func normalizeBaseURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return s
+	}
+	if u.Path == "" || u.Path == "/" {
+		u.Path = "/v1"
+	}
+	return strings.TrimRight(u.String(), "/")
+}
+
+// safeURL is a URL for messages: without user information or query (either
+// may hold a credential).
+func safeURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	u.User = nil
+	u.RawQuery = ""
+	u.Fragment = ""
+	return u.String()
+}
