@@ -513,8 +513,9 @@ func (c *Conversation) finish(a *ask, args string) (string, error) {
 	d.Unsupported = c.checkEvidence(a.lctx, d)
 
 	var b strings.Builder
-	b.WriteString("adi recorded the diagnosis.")
+	head := "adi recorded the diagnosis"
 	if len(d.Unsupported) > 0 {
+		head += fmt.Sprintf("; %d claims are not supported by the recording", len(d.Unsupported))
 		b.WriteString("\nThese claims are not supported by the recording:\n- " + strings.Join(d.Unsupported, "\n- "))
 		if d.Confidence == High {
 			d.Confidence = Medium
@@ -523,19 +524,21 @@ func (c *Conversation) finish(a *ask, args string) (string, error) {
 	a.fixTries++
 	switch {
 	case d.Fix == "":
-		b.WriteString("\nNo fix was given.")
+		head += "; no fix was given"
 		a.done = true
 	case c.opts.NoVerify:
 		d.Verification = &Verification{Status: NotRun, Output: "verification was not asked for"}
+		head += "; the fix was not verified (not asked for)"
 		a.done = true
 	case c.pkg == nil:
 		d.Verification = &Verification{Status: NotRun, Output: "verification needs the go test or go run command of the target"}
+		head += "; the fix could not be verified (no go test or go run command)"
 		a.done = true
 	default:
 		c.opts.Log("adi: verifying the model's fix")
 		d.Verification = verifyIn(a.ctx, c.pkg, d.Fix, VerifyOptions{Timeout: c.opts.CommandTimeout, Stdin: c.stdin(), Log: c.opts.Log})
 		v := d.Verification
-		fmt.Fprintf(&b, "\nVerification of the fix: %s.", v.Status)
+		head += fmt.Sprintf("; verification of the fix: %s", v.Status)
 		switch {
 		case v.Status == Passed:
 			if len(d.Unsupported) == 0 {
@@ -556,7 +559,7 @@ func (c *Conversation) finish(a *ask, args string) (string, error) {
 		}
 	}
 	a.final = d
-	return b.String(), nil
+	return head + "." + b.String(), nil
 }
 
 // stdin is the file the recorded program read as standard input.
