@@ -64,8 +64,10 @@ func TestDiagnoseLLM(t *testing.T) {
 			Text:  []string{"Add could make it lazily, but the constructor owns the invariant."},
 		},
 		llmtest.Turn{
-			Check: func(r *llmtest.Request) error { return r.Contains("Why not in Add?", "the constructor owns", "Any other nil maps?") },
-			Text:  []string{"No: order is a slice, and append handles nil."},
+			Check: func(r *llmtest.Request) error {
+				return r.Contains("Why not in Add?", "the constructor owns", "Any other nil maps?")
+			},
+			Text: []string{"No: order is a slice, and append handles nil."},
 		},
 	)
 	r := runAdi(t, runOptions{}, "Any other nil maps?\n\n",
