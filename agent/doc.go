@@ -23,6 +23,12 @@
 //     re-running the failing command and the package's tests; the user's
 //     files change only through Apply, on request.
 //
+// The LLM agent (llm.go: Converse, Conversation.Ask) hands the same
+// recording to a model behind any OpenAI-compatible endpoint, with the
+// command language as its tools, the offline diagnosis as hints, and the
+// same Diagnosis as its answer, checked against the recording
+// (evidence.go) and verified like the offline fixes.
+//
 // The engine is seen through the Debugger interface, which *engine.Session
 // implements. A Diagnosis renders as text for a person (Text) and as JSON.
 package agent

@@ -275,10 +275,30 @@ func TestLLMBadToolCalls(t *testing.T) {
 				}
 				return nil
 			},
-			Calls: []llmtest.Call{call("execute", map[string]any{"fid": "main.(*Registry).Add#1", "line": "24", "k": 1, "stmt": "len(r.order)"})},
+			Calls: []llmtest.Call{
+				call("execute", map[string]any{"fid": "main.(*Registry).Add#1", "line": "24", "k": 1, "stmt": "len(r.order)"}),
+				call("source", map[string]any{"func": "NewRegistry"}),
+				call("source", map[string]any{"file": "testdata/nilmap/main.go", "start": 22, "end": 25}),
+				call("source", map[string]any{"file": "../../../etc/passwd"}),
+				call("source", map[string]any{"func": "main.nothing"}),
+			},
 		},
 		llmtest.Turn{
-			Check: toolResultsContain("len(r.order) = 1"),
+			Check: func(r *llmtest.Request) error {
+				res := r.ToolResults()
+				for id, want := range map[string]string{
+					"call_2_1": "len(r.order) = 1",
+					"call_2_2": "testdata/nilmap/main.go:17-19\n17  func NewRegistry() *Registry {\n18      return &Registry{}\n19  }",
+					"call_2_3": "testdata/nilmap/main.go:22-25\n22  func (r *Registry) Add(name string, port int) {",
+					"call_2_4": `error: source: "../../../etc/passwd" is not inside the module`,
+					"call_2_5": `error: source: no function "main.nothing" found`,
+				} {
+					if !strings.HasPrefix(res[id], want) {
+						return fmt.Errorf("result of %s is %q, want it to start with %q", id, res[id], want)
+					}
+				}
+				return nil
+			},
 			Calls: []llmtest.Call{nilmapFinish("")},
 		},
 	)
@@ -696,5 +716,83 @@ func TestLLMEvidenceCheck(t *testing.T) {
 	}
 	if text := d.Text(); !strings.Contains(text, "not supported by the recording:\n  ✗ root cause: line 24") {
 		t.Errorf("the text does not show the flags:\n%s", text)
+	}
+}
+
+// TestLLMFixRetry: a fix that does not apply is reported to the model,
+// which corrects it in a second finish; the verified one is the answer.
+func TestLLMFixRetry(t *testing.T) {
+	s, target, hints := nilmapSession(t)
+	wrong := "--- a/testdata/nilmap/main.go\n+++ b/testdata/nilmap/main.go\n@@ -17,3 +17,3 @@\n func NewRegistry() *Registry {\n-\treturn &Registry{order: nil}\n+\treturn &Registry{ports: map[string]int{}}\n }\n"
+	srv := llmtest.New(t,
+		llmtest.Turn{Calls: []llmtest.Call{nilmapFinish(wrong)}},
+		llmtest.Turn{
+			Check: toolResultsContain("verification of the fix: does-not-apply", `expected "\treturn &Registry{order: nil}" at line 18`, "call finish again (attempt 2 of 2)"),
+			Calls: []llmtest.Call{nilmapFinish(nilmapFix)},
+		},
+	)
+	conv, err := Converse(context.Background(), s, llmConfig(srv, hints), Options{Target: target}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := conv.Diagnosis()
+	if d.Verification == nil || d.Verification.Status != Passed || d.Rounds != 2 || d.Confidence != High {
+		t.Errorf("verification %+v, rounds %d, confidence %s", d.Verification, d.Rounds, d.Confidence)
+	}
+}
+
+// TestConfigFromEnv: flags win over the environment; ADI_LLM_API_KEY
+// over OPENAI_API_KEY; no model is ErrNoLLM; a model needs a key or a
+// base URL; a local base URL needs no key.
+func TestConfigFromEnv(t *testing.T) {
+	for _, k := range []string{"ADI_LLM_MODEL", "ADI_LLM_BASE_URL", "ADI_LLM_API_KEY", "OPENAI_API_KEY"} {
+		t.Setenv(k, "")
+	}
+	if _, err := ConfigFromEnv("", ""); !errors.Is(err, ErrNoLLM) {
+		t.Errorf("no model: %v", err)
+	}
+	_, err := ConfigFromEnv("gpt-x", "")
+	if err == nil || !strings.Contains(err.Error(), `the model "gpt-x" is asked for but there is no API key`) {
+		t.Errorf("a model without a key: %v", err)
+	}
+	cfg, err := ConfigFromEnv("qwen", "http://localhost:11434")
+	if err != nil || cfg.BaseURL != "http://localhost:11434/v1" || cfg.APIKey != "" {
+		t.Errorf("Ollama: %+v, %v", cfg, err)
+	}
+	if _, err := ConfigFromEnv("qwen", "localhost:11434"); err == nil {
+		t.Errorf("a base URL without a scheme was accepted")
+	}
+	t.Setenv("OPENAI_API_KEY", "sk-openai-fallback-000000000000")
+	t.Setenv("ADI_LLM_MODEL", "gpt-env")
+	cfg, err = ConfigFromEnv("", "")
+	if err != nil || cfg.Model != "gpt-env" || cfg.BaseURL != OpenAIBaseURL || cfg.APIKey != "sk-openai-fallback-000000000000" {
+		t.Errorf("OpenAI from the environment: %v, %v", cfg, err)
+	}
+	t.Setenv("ADI_LLM_API_KEY", testKey)
+	t.Setenv("ADI_LLM_BASE_URL", "https://llm.example.com/v1/")
+	cfg, err = ConfigFromEnv("flag-model", "")
+	if err != nil || cfg.Model != "flag-model" || cfg.APIKey != testKey || cfg.BaseURL != "https://llm.example.com/v1" {
+		t.Errorf("flags and ADI_ variables: %v, %v", cfg, err)
+	}
+	if s := fmt.Sprintf("%v %+v %#v %s", cfg, cfg, cfg, cfg); strings.Contains(s, testKey) {
+		t.Errorf("printing the configuration shows the key: %s", s)
+	}
+	if b, _ := json.Marshal(cfg); strings.Contains(string(b), testKey) {
+		t.Errorf("the configuration's JSON holds the key: %s", b)
+	}
+}
+
+// TestCheckNoCalls: execute's guard allows len, cap and conversions, and
+// refuses calls of the program's functions and methods.
+func TestCheckNoCalls(t *testing.T) {
+	for _, ok := range []string{"r.ports == nil", "len(xs) > cap(ys)", "n = 5", "int64(x) + 1", "[]byte(s)[0]", "(*T)(p).f", "m[\"k\"]"} {
+		if err := checkNoCalls(ok); err != nil {
+			t.Errorf("%q refused: %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"r.Port(\"api\")", "os.Exit(1)", "f()", "x = g(1)", "len(h())", "func() int { return 1 }()"} {
+		if err := checkNoCalls(bad); err == nil {
+			t.Errorf("%q allowed", bad)
+		}
 	}
 }

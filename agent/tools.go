@@ -7,6 +7,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -30,14 +31,15 @@ func prop(typ, desc string) map[string]any { return map[string]any{"type": typ, 
 
 // object builds a JSON schema object with its required properties.
 func object(props map[string]any, required ...string) map[string]any {
-	if required == nil {
-		required = []string{}
+	o := map[string]any{"type": "object", "properties": props}
+	if len(required) > 0 {
+		o["required"] = required
 	}
-	return map[string]any{"type": "object", "properties": props, "required": required, "additionalProperties": false}
+	return o
 }
 
 // fidProp is the schema of a frame id argument.
-var fidProp = prop("string", "a frame id FUNC#N as the tools print it, e.g. main.fib#3 or parser.(*P).next#2")
+var fidProp = prop("string", "frame id FUNC#N, e.g. main.fib#3")
 
 // toolSchemas returns the tool definitions sent with every request.
 func toolSchemas() []openai.Tool {
@@ -500,7 +502,7 @@ func (c *Conversation) funcSource(name string) (file string, start, end int, err
 			dirs[filepath.Dir(f.Decl.File)] = true
 		}
 	}
-	for _, dir := range slices.Sorted(mapsKeys(dirs)) {
+	for _, dir := range slices.Sorted(maps.Keys(dirs)) {
 		if c.root != "" {
 			if r, err := filepath.Rel(c.root, dir); err != nil || strings.HasPrefix(r, "..") {
 				continue
@@ -595,17 +597,6 @@ func firstN(xs []string, n int) []string {
 		return append(slices.Clone(xs[:n]), "…")
 	}
 	return xs
-}
-
-// mapsKeys returns the keys of m.
-func mapsKeys(m map[string]bool) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // capResult cuts a tool result to max bytes at a line boundary, saying
