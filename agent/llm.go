@@ -242,7 +242,6 @@ func (c *Conversation) Ask(ctx context.Context, question string, emit Emit) (*Di
 	c.answer = ""
 
 	stop, warned := "", false
-	var text strings.Builder
 	for !a.done {
 		if a.use.Rounds >= c.cfg.MaxRounds {
 			stop = fmt.Sprintf("the budget of %d rounds was used up", c.cfg.MaxRounds)
@@ -261,9 +260,8 @@ func (c *Conversation) Ask(ctx context.Context, question string, emit Emit) (*Di
 			c.messages = append(c.messages, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: lastRoundNote})
 		}
 		req := openai.ChatCompletionRequest{Model: c.cfg.Model, Messages: c.messages, Tools: c.tools}
-		text.Reset()
 		rep, err := c.client.complete(lctx, req,
-			func(s string) { text.WriteString(s); a.emit(Event{Kind: EventText, Text: s}) },
+			func(s string) { a.emit(Event{Kind: EventText, Text: s}) },
 			func(s string) { a.emit(Event{Kind: EventText, Text: "\n[adi: " + s + "]\n"}) })
 		if err != nil {
 			if ctx.Err() == nil && lctx.Err() != nil {
@@ -282,8 +280,9 @@ func (c *Conversation) Ask(ctx context.Context, question string, emit Emit) (*Di
 		if rep.text == "" && len(rep.calls) == 0 {
 			if initial && a.final == nil {
 				c.messages = append(c.messages, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: nudgeNote})
+				continue
 			}
-			continue
+			break // an empty answer to a follow-up
 		}
 		c.messages = append(c.messages, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant,
 			Content: c.red.scrub(rep.text), ToolCalls: rep.calls})
@@ -410,37 +409,44 @@ func (c *Conversation) runTool(a *ask, call openai.ToolCall) string {
 		q, _ := json.Marshal(args)
 		raw = q
 	}
-	var result, label string
-	var err error
-	switch {
-	case name == "finish":
-		label = "finish"
-		a.emit(Event{Kind: EventToolCall, Tool: name, ID: call.ID, Args: raw, Text: label})
-		result, err = c.finish(a, args)
-	case !isTool(name):
-		label = name
-		a.emit(Event{Kind: EventToolCall, Tool: name, ID: call.ID, Args: raw, Text: label})
-		err = &toolError{fmt.Sprintf("there is no tool %q; the tools are %s", name, strings.Join(toolNames, ", "))}
-	default:
-		var ta toolArgs
-		label = name
-		if err = decodeArgs(name, args, &ta); err == nil {
-			if name == "source" {
-				label = "source " + strings.TrimSpace(ta.Func+" "+ta.File)
-				a.emit(Event{Kind: EventToolCall, Tool: name, ID: call.ID, Args: raw, Text: label})
-				result, err = c.sourceTool(&ta)
-			} else if label, err = c.commandLine(name, &ta); err == nil {
-				a.emit(Event{Kind: EventToolCall, Tool: name, ID: call.ID, Args: raw, Text: label})
-				var ans *engine.Answer
-				if ans, err = c.dbg.Exec(a.lctx, label); err == nil {
-					result = ans.Text
-				}
-			}
-		}
-		if err != nil && label == name {
+	// The call is shown before it runs: as the command line when it makes
+	// one, else by its name.
+	shown := false
+	show := func(label string) {
+		if !shown {
+			shown = true
 			a.emit(Event{Kind: EventToolCall, Tool: name, ID: call.ID, Args: raw, Text: label})
 		}
 	}
+	var result string
+	var err error
+	switch {
+	case name == "finish":
+		show(name)
+		result, err = c.finish(a, args)
+	case !isTool(name):
+		err = &toolError{fmt.Sprintf("there is no tool %q; the tools are %s", name, strings.Join(toolNames, ", "))}
+	default:
+		var ta toolArgs
+		if err = decodeArgs(name, args, &ta); err != nil {
+			break
+		}
+		if name == "source" {
+			show(sourceLabel(&ta))
+			result, err = c.sourceTool(&ta)
+			break
+		}
+		var line string
+		if line, err = c.commandLine(name, &ta); err != nil {
+			break
+		}
+		show(line)
+		var ans *engine.Answer
+		if ans, err = c.dbg.Exec(a.lctx, line); err == nil {
+			result = ans.Text
+		}
+	}
+	show(name)
 	if err != nil {
 		var te *toolError
 		switch {
@@ -456,6 +462,21 @@ func (c *Conversation) runTool(a *ask, call openai.ToolCall) string {
 	c.seen = append(c.seen, result)
 	a.emit(Event{Kind: EventToolResult, Tool: name, ID: call.ID, Result: result, Text: summarize(result)})
 	return result
+}
+
+// sourceLabel shows a source call: "source FUNC" or "source FILE:START-END".
+func sourceLabel(ta *toolArgs) string {
+	if ta.File == "" {
+		return strings.TrimSpace("source " + ta.Func)
+	}
+	l := "source " + ta.File
+	if ta.Start != nil {
+		l += fmt.Sprintf(":%d", *ta.Start)
+		if ta.End != nil {
+			l += fmt.Sprintf("-%d", *ta.End)
+		}
+	}
+	return l
 }
 
 // isTool reports whether name is one of the offered tools.

@@ -311,9 +311,21 @@ func TestLLMBadToolCalls(t *testing.T) {
 	if d.Source != "llm" || d.Fix != "" || d.Verification != nil {
 		t.Errorf("diagnosis %+v", d)
 	}
-	// The malformed arguments are still valid JSON in the event.
+	// Every call is shown, with its command line when it has one; the
+	// malformed arguments are still valid JSON in the event.
+	var shown []string
+	for _, e := range rec.of(EventToolCall) {
+		shown = append(shown, e.Text)
+	}
+	want := "frame|step_into|frames|rm_rf|execute|execute main.(*Registry).Add#1 24 1 len(r.order)|source NewRegistry|source testdata/nilmap/main.go:22-25|source ../../../etc/passwd|source main.nothing|finish"
+	if strings.Join(shown, "|") != want {
+		t.Errorf("tool calls shown as\n%s\nwant\n%s", strings.Join(shown, "|"), want)
+	}
 	if c := rec.of(EventToolCall)[0]; string(c.Args) != `"{\"fid\": \"main.NewRegistry#1\""` {
 		t.Errorf("malformed args event: %s", c.Args)
+	}
+	if n, m := len(rec.of(EventToolCall)), len(rec.of(EventToolResult)); n != m {
+		t.Errorf("%d tool calls but %d results", n, m)
 	}
 }
 
