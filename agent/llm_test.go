@@ -21,26 +21,52 @@ const testKey = "sk-test-ADIKEY-0123456789abcdefXYZ"
 // nilmapArgv is the target most LLM tests diagnose.
 var nilmapArgv = []string{"go", "run", "./testdata/nilmap"}
 
-// nilmapHints is the offline diagnosis of nilmap, computed once.
-var nilmapHints struct {
-	once sync.Once
-	d    *Diagnosis
-	err  error
+// llmFixture is the recording the LLM tests share: nilmap, recorded once,
+// with its offline diagnosis as the hints. Each test gets a fresh session
+// on it.
+type llmFixture struct {
+	s      *engine.Session
+	target Target
+	hints  *Diagnosis
 }
 
-// nilmapSession records nilmap and returns the session, its target and
-// the offline hints (the first call diagnoses offline; the others reuse
-// it).
-func nilmapSession(t *testing.T) (*engine.Session, Target, *Diagnosis) {
-	t.Helper()
+// session returns a fresh session on the shared recording, its target and
+// the hints.
+func (fx *llmFixture) session() (*engine.Session, Target, *Diagnosis) {
+	return engine.NewSession(fx.s.Recording(), fx.s.Program(), engine.DefaultLimits, 2*time.Minute), fx.target, fx.hints
+}
+
+// TestLLM runs the tests of the LLM agent against scripted models (a fake
+// OpenAI server) on one recording of nilmap:
+//
+//	go test ./agent -run TestLLM/Diagnosis
+func TestLLM(t *testing.T) {
 	s, target := open(t, nilmapArgv...)
-	nilmapHints.once.Do(func() {
-		nilmapHints.d, nilmapHints.err = Diagnose(context.Background(), s, Options{Target: target})
-	})
-	if nilmapHints.err != nil {
-		t.Fatalf("offline diagnosis: %v", nilmapHints.err)
+	hints, err := Diagnose(context.Background(), s, Options{Target: target})
+	if err != nil {
+		t.Fatalf("offline diagnosis: %v", err)
 	}
-	return s, target, nilmapHints.d
+	fx := &llmFixture{s: s, target: target, hints: hints}
+	for _, tc := range []struct {
+		name string
+		f    func(*testing.T, *llmFixture)
+	}{
+		{"Diagnosis", testLLMDiagnosis},
+		{"BadToolCalls", testLLMBadToolCalls},
+		{"NeverFinishes", testLLMNeverFinishes},
+		{"Unauthorized", testLLMUnauthorized},
+		{"Retries", testLLMRetries},
+		{"DroppedStream", testLLMDroppedStream},
+		{"TokenBudget", testLLMTokenBudget},
+		{"TimeBudget", testLLMTimeBudget},
+		{"Cancel", testLLMCancel},
+		{"Redaction", testLLMRedaction},
+		{"FollowUp", testLLMFollowUp},
+		{"EvidenceCheck", testLLMEvidenceCheck},
+		{"FixRetry", testLLMFixRetry},
+	} {
+		t.Run(tc.name, func(t *testing.T) { tc.f(t, fx) })
+	}
 }
 
 // recorder collects events (and checks each encodes as JSON).
@@ -149,11 +175,11 @@ func nilmapFinish(fix string) llmtest.Call {
 	})
 }
 
-// TestLLMDiagnosis: a scripted model drives the real engine on nilmap —
+// testLLMDiagnosis: a scripted model drives the real engine on nilmap —
 // frame, step_out, execute and frame in one turn, then finish — and sees
 // the engine's real answers; adi checks the evidence and verifies the fix.
-func TestLLMDiagnosis(t *testing.T) {
-	s, target, hints := nilmapSession(t)
+func testLLMDiagnosis(t *testing.T, fx *llmFixture) {
+	s, target, hints := fx.session()
 	srv := llmtest.New(t,
 		llmtest.Turn{
 			Check: func(r *llmtest.Request) error {
@@ -242,12 +268,12 @@ func TestLLMDiagnosis(t *testing.T) {
 	}
 }
 
-// TestLLMBadToolCalls: malformed arguments, a wrong argument type, a
+// testLLMBadToolCalls: malformed arguments, a wrong argument type, a
 // missing argument, an unknown tool and a function call in execute each
 // get an error result telling the model what was wrong, and the loop goes
 // on.
-func TestLLMBadToolCalls(t *testing.T) {
-	s, target, hints := nilmapSession(t)
+func testLLMBadToolCalls(t *testing.T, fx *llmFixture) {
+	s, target, hints := fx.session()
 	srv := llmtest.New(t,
 		llmtest.Turn{Calls: []llmtest.Call{
 			call("frame", `{"fid": "main.NewRegistry#1"`),
@@ -329,11 +355,11 @@ func TestLLMBadToolCalls(t *testing.T) {
 	}
 }
 
-// TestLLMNeverFinishes: a model that keeps talking and calling tools
+// testLLMNeverFinishes: a model that keeps talking and calling tools
 // without finish stops at the round budget with the offline diagnosis,
 // marked partial; its last turn is announced.
-func TestLLMNeverFinishes(t *testing.T) {
-	s, target, hints := nilmapSession(t)
+func testLLMNeverFinishes(t *testing.T, fx *llmFixture) {
+	s, target, hints := fx.session()
 	srv := llmtest.New(t,
 		llmtest.Turn{Text: []string{"I think the map is nil."}},
 		llmtest.Turn{
@@ -364,10 +390,10 @@ func TestLLMNeverFinishes(t *testing.T) {
 	}
 }
 
-// TestLLMUnauthorized: a 401 is a clear error at once (no retry), and
+// testLLMUnauthorized: a 401 is a clear error at once (no retry), and
 // the key appears nowhere, though the endpoint echoes it.
-func TestLLMUnauthorized(t *testing.T) {
-	s, target, hints := nilmapSession(t)
+func testLLMUnauthorized(t *testing.T, fx *llmFixture) {
+	s, target, hints := fx.session()
 	srv := llmtest.New(t, llmtest.Turn{Status: 401,
 		ErrorBody: `{"error":{"message":"Incorrect API key provided: ` + testKey + `. You can find your API key at https://platform.openai.com/account/api-keys.","type":"invalid_request_error","code":"invalid_api_key"}}`})
 	rec := &recorder{t: t}
@@ -398,10 +424,10 @@ func TestLLMUnauthorized(t *testing.T) {
 	}
 }
 
-// TestLLMRetries: a 429 (with Retry-After) and a 503 are retried, then the
+// testLLMRetries: a 429 (with Retry-After) and a 503 are retried, then the
 // answer comes; an endpoint that stays down is an error after the retries.
-func TestLLMRetries(t *testing.T) {
-	s, target, hints := nilmapSession(t)
+func testLLMRetries(t *testing.T, fx *llmFixture) {
+	s, target, hints := fx.session()
 	srv := llmtest.New(t,
 		llmtest.Turn{Status: 429, Header: map[string]string{"Retry-After": "0"}},
 		llmtest.Turn{Status: 503},
@@ -432,10 +458,10 @@ func TestLLMRetries(t *testing.T) {
 	}
 }
 
-// TestLLMDroppedStream: a stream cut off mid-answer (mid tool call) is
+// testLLMDroppedStream: a stream cut off mid-answer (mid tool call) is
 // asked again with the same history.
-func TestLLMDroppedStream(t *testing.T) {
-	s, target, hints := nilmapSession(t)
+func testLLMDroppedStream(t *testing.T, fx *llmFixture) {
+	s, target, hints := fx.session()
 	srv := llmtest.New(t,
 		llmtest.Turn{Text: []string{"Looking at "}, Calls: []llmtest.Call{call("frame", map[string]any{"fid": "main.NewRegistry#1"})}, Drop: true},
 		llmtest.Turn{Calls: []llmtest.Call{call("frame", map[string]any{"fid": "main.NewRegistry#1"})}},
@@ -461,10 +487,10 @@ func TestLLMDroppedStream(t *testing.T) {
 	}
 }
 
-// TestLLMTokenBudget: the token budget stops the model with a partial
+// testLLMTokenBudget: the token budget stops the model with a partial
 // diagnosis.
-func TestLLMTokenBudget(t *testing.T) {
-	s, target, hints := nilmapSession(t)
+func testLLMTokenBudget(t *testing.T, fx *llmFixture) {
+	s, target, hints := fx.session()
 	big := &llmtest.Usage{Prompt: 4000, Completion: 1000}
 	srv := llmtest.New(t,
 		llmtest.Turn{Usage: big, Calls: []llmtest.Call{call("outcome", "")}},
@@ -482,10 +508,10 @@ func TestLLMTokenBudget(t *testing.T) {
 	}
 }
 
-// TestLLMTimeBudget: a model slower than the time budget is stopped with
+// testLLMTimeBudget: a model slower than the time budget is stopped with
 // a partial diagnosis, promptly.
-func TestLLMTimeBudget(t *testing.T) {
-	s, target, hints := nilmapSession(t)
+func testLLMTimeBudget(t *testing.T, fx *llmFixture) {
+	s, target, hints := fx.session()
 	srv := llmtest.New(t,
 		llmtest.Turn{Calls: []llmtest.Call{call("outcome", "")}},
 		llmtest.Turn{Delay: time.Minute, Calls: []llmtest.Call{nilmapFinish("")}},
@@ -510,10 +536,10 @@ func TestLLMTimeBudget(t *testing.T) {
 	}
 }
 
-// TestLLMCancel: cancelling the context ends Ask with the context's
+// testLLMCancel: cancelling the context ends Ask with the context's
 // error and an error event.
-func TestLLMCancel(t *testing.T) {
-	s, target, hints := nilmapSession(t)
+func testLLMCancel(t *testing.T, fx *llmFixture) {
+	s, target, hints := fx.session()
 	srv := llmtest.New(t, llmtest.Turn{Delay: time.Minute})
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
@@ -544,11 +570,11 @@ func (d secretDebugger) Exec(ctx context.Context, line string) (*engine.Answer, 
 	return a, err
 }
 
-// TestLLMRedaction: secret-looking values are redacted in everything sent
+// testLLMRedaction: secret-looking values are redacted in everything sent
 // to the model (the first message and tool results), and the API key is in
 // no request body, event or diagnosis.
-func TestLLMRedaction(t *testing.T) {
-	s, target, hints := nilmapSession(t)
+func testLLMRedaction(t *testing.T, fx *llmFixture) {
+	s, target, hints := fx.session()
 	secrets := []string{"hunter2-very-secret", "ghp_abcdefghijklmnopqrstuvwxyz0123456789", testKey,
 		"eyJhbGciOiJIUzI1NiJ9", "privatekeymaterial", "ADIKEY", "corp-internal-id-77"}
 	srv := llmtest.New(t,
@@ -614,11 +640,11 @@ func TestRedactor(t *testing.T) {
 	}
 }
 
-// TestLLMFollowUp: a follow-up question continues the same history: the
+// testLLMFollowUp: a follow-up question continues the same history: the
 // second request holds the first exchange and the question; a prose answer
 // keeps the diagnosis, a new finish replaces it.
-func TestLLMFollowUp(t *testing.T) {
-	s, target, hints := nilmapSession(t)
+func testLLMFollowUp(t *testing.T, fx *llmFixture) {
+	s, target, hints := fx.session()
 	var first *llmtest.Request
 	srv := llmtest.New(t,
 		llmtest.Turn{Calls: []llmtest.Call{call("frame", map[string]any{"fid": "main.NewRegistry#1"})}},
@@ -686,10 +712,10 @@ func TestLLMFollowUp(t *testing.T) {
 	}
 }
 
-// TestLLMEvidenceCheck: invented values, frames and lines are flagged,
+// testLLMEvidenceCheck: invented values, frames and lines are flagged,
 // shown in the text, and lower the confidence; the model is told.
-func TestLLMEvidenceCheck(t *testing.T) {
-	s, target, hints := nilmapSession(t)
+func testLLMEvidenceCheck(t *testing.T, fx *llmFixture) {
+	s, target, hints := fx.session()
 	srv := llmtest.New(t,
 		llmtest.Turn{Calls: []llmtest.Call{call("finish", map[string]any{
 			"root_cause":  map[string]any{"file": "testdata/nilmap/main.go", "line": 24, "func": "main.NewRegistry", "fid": "main.NewRegistry#1"},
@@ -731,10 +757,10 @@ func TestLLMEvidenceCheck(t *testing.T) {
 	}
 }
 
-// TestLLMFixRetry: a fix that does not apply is reported to the model,
+// testLLMFixRetry: a fix that does not apply is reported to the model,
 // which corrects it in a second finish; the verified one is the answer.
-func TestLLMFixRetry(t *testing.T) {
-	s, target, hints := nilmapSession(t)
+func testLLMFixRetry(t *testing.T, fx *llmFixture) {
+	s, target, hints := fx.session()
 	wrong := "--- a/testdata/nilmap/main.go\n+++ b/testdata/nilmap/main.go\n@@ -17,3 +17,3 @@\n func NewRegistry() *Registry {\n-\treturn &Registry{order: nil}\n+\treturn &Registry{ports: map[string]int{}}\n }\n"
 	srv := llmtest.New(t,
 		llmtest.Turn{Calls: []llmtest.Call{nilmapFinish(wrong)}},
