@@ -367,12 +367,18 @@ func testLLMNeverFinishes(t *testing.T, fx *llmFixture) {
 			Calls: []llmtest.Call{call("outcome", "")},
 		},
 		llmtest.Turn{
-			Check: func(r *llmtest.Request) error { return r.Contains(lastRoundNote) },
+			Check: func(r *llmtest.Request) error {
+				if err := r.Contains(lastRoundNote); err != nil {
+					return err
+				}
+				return toolResultsContain("exit code 2", "more lines (", "bytes) of this answer")(r)
+			},
 			Calls: []llmtest.Call{call("call_tree", map[string]any{"depth": 1})},
 		},
 	)
 	cfg := llmConfig(srv, hints)
 	cfg.MaxRounds = 3
+	cfg.MaxToolResult = 300
 	rec := &recorder{t: t}
 	conv, err := Converse(context.Background(), s, cfg, Options{Target: target}, rec.emit)
 	if err != nil {
@@ -832,5 +838,23 @@ func TestCheckNoCalls(t *testing.T) {
 		if err := checkNoCalls(bad); err == nil {
 			t.Errorf("%q allowed", bad)
 		}
+	}
+}
+
+// TestCapResult: a long result is cut at a line boundary with a marker
+// saying how much was cut; a short one is left alone.
+func TestCapResult(t *testing.T) {
+	var b strings.Builder
+	for i := range 100 {
+		fmt.Fprintf(&b, "line %d of the answer\n", i)
+	}
+	long := b.String()
+	got := capResult(long, 400)
+	if len(got) > 400 || !strings.HasPrefix(long, got[:strings.Index(got, "\n[… cut by adi:")]) ||
+		!strings.Contains(got, "more lines (") || !strings.HasSuffix(got, "]") {
+		t.Errorf("capResult:\n%s", got)
+	}
+	if capResult("short", 400) != "short" {
+		t.Errorf("a short result was changed")
 	}
 }

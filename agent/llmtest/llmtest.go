@@ -75,12 +75,14 @@ type Message struct {
 	ToolCalls  []Call
 }
 
-// ToolResults returns the tool messages at the end of the request (the
-// answers to the previous turn's calls), by call id.
+// ToolResults returns the tool messages after the last assistant message
+// (the answers to the previous turn's calls), by call id.
 func (r *Request) ToolResults() map[string]string {
 	out := map[string]string{}
-	for i := len(r.Messages) - 1; i >= 0 && r.Messages[i].Role == "tool"; i-- {
-		out[r.Messages[i].ToolCallID] = r.Messages[i].Content
+	for i := len(r.Messages) - 1; i >= 0 && r.Messages[i].Role != "assistant"; i-- {
+		if r.Messages[i].Role == "tool" {
+			out[r.Messages[i].ToolCallID] = r.Messages[i].Content
+		}
 	}
 	return out
 }
