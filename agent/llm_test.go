@@ -55,6 +55,7 @@ func TestLLM(t *testing.T) {
 		{"BadToolCalls", testLLMBadToolCalls},
 		{"NeverFinishes", testLLMNeverFinishes},
 		{"Unauthorized", testLLMUnauthorized},
+		{"Unreachable", testLLMUnreachable},
 		{"Retries", testLLMRetries},
 		{"DroppedStream", testLLMDroppedStream},
 		{"TokenBudget", testLLMTokenBudget},
@@ -427,6 +428,22 @@ func testLLMUnauthorized(t *testing.T, fx *llmFixture) {
 	}
 	if k := rec.kinds(); len(k) != 2 || k[0] != "usage" || k[1] != "error" {
 		t.Errorf("events %v, want usage then error", k)
+	}
+}
+
+// testLLMUnreachable: an endpoint that refuses connections is an error at
+// once, not after the retries.
+func testLLMUnreachable(t *testing.T, fx *llmFixture) {
+	s, target, hints := fx.session()
+	cfg := LLMConfig{Model: "m", BaseURL: "http://127.0.0.1:1/v1", Hints: hints, RetryDelay: time.Second}
+	start := time.Now()
+	_, err := Converse(context.Background(), s, cfg, Options{Target: target}, nil)
+	var le *LLMError
+	if !errors.As(err, &le) || !strings.Contains(err.Error(), "cannot reach the model endpoint at http://127.0.0.1:1/v1: connection refused") {
+		t.Errorf("error %v", err)
+	}
+	if el := time.Since(start); el > 5*time.Second {
+		t.Errorf("took %s: a refused connection was retried", el)
 	}
 }
 

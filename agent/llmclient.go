@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -317,10 +318,14 @@ func (cc *chatClient) classify(ctx context.Context, err error, req openai.ChatCo
 		return &LLMError{Status: status, Message: fmt.Sprintf("the model endpoint at %s answered %d %s: %s", where, status, http.StatusText(status), orNone(msg))}
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return &LLMError{Message: fmt.Sprintf("cannot reach the model endpoint at %s: connection refused (is the server running?)", where)}
-	case errors.Is(err, openai.ErrChatCompletionInvalidModel) || strings.Contains(err.Error(), "reasoning"):
-		return &LLMError{Message: fmt.Sprintf("the model %q cannot be used for chat completions: %s", req.Model, cc.red.redact(err.Error()))}
 	}
-	return &retryable{what: "cannot reach the model endpoint at " + where + ": " + cc.red.redact(shortErr(err))}
+	var ne net.Error
+	if errors.As(err, &ne) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return &retryable{what: "cannot reach the model endpoint at " + where + ": " + cc.red.redact(shortErr(err))}
+	}
+	// Refused before sending (an unknown model for chat completions, a
+	// request the library rejects): retrying cannot help.
+	return &LLMError{Message: fmt.Sprintf("the request for model %q was not sent: %s", req.Model, cc.red.redact(shortErr(err)))}
 }
 
 // orNone is s, or "no message" when s is empty.
