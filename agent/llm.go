@@ -62,6 +62,9 @@ type Conversation struct {
 	root, modulePath string
 	hints            *Diagnosis
 
+	// askMu serialises Ask (it owns messages and seen); mu guards last,
+	// answer and total, which the accessors read during an Ask.
+	askMu    sync.Mutex
 	mu       sync.Mutex
 	messages []openai.ChatCompletionMessage
 	// seen holds what the model was shown: the first message and every
@@ -186,6 +189,13 @@ func (c *Conversation) Answer() string {
 	return c.answer
 }
 
+// setAnswer records the prose of the last answer.
+func (c *Conversation) setAnswer(s string) {
+	c.mu.Lock()
+	c.answer = s
+	c.mu.Unlock()
+}
+
 // Usage returns what the whole conversation has cost so far.
 func (c *Conversation) Usage() Usage {
 	c.mu.Lock()
@@ -223,10 +233,10 @@ type ask struct {
 // Follow-ups see the whole history. See the top of this file for what is
 // emitted and returned.
 func (c *Conversation) Ask(ctx context.Context, question string, emit Emit) (*Diagnosis, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.askMu.Lock()
+	defer c.askMu.Unlock()
 	a := &ask{ctx: ctx, emit: c.safeEmit(emit)}
-	initial := c.last == nil
+	initial := c.Diagnosis() == nil
 	mark := len(c.messages)
 	if q := strings.TrimSpace(question); q != "" {
 		if initial {
@@ -239,7 +249,7 @@ func (c *Conversation) Ask(ctx context.Context, question string, emit Emit) (*Di
 	lctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
 	a.lctx = lctx
-	c.answer = ""
+	c.setAnswer("")
 
 	stop, warned := "", false
 	for !a.done {
@@ -274,9 +284,11 @@ func (c *Conversation) Ask(ctx context.Context, question string, emit Emit) (*Di
 		a.use.Rounds++
 		a.use.PromptTokens += rep.prompt
 		a.use.CompletionTokens += rep.completion
+		c.mu.Lock()
 		c.total.Rounds++
 		c.total.PromptTokens += rep.prompt
 		c.total.CompletionTokens += rep.completion
+		c.mu.Unlock()
 		if rep.text == "" && len(rep.calls) == 0 {
 			if initial && a.final == nil {
 				c.messages = append(c.messages, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: nudgeNote})
@@ -291,7 +303,7 @@ func (c *Conversation) Ask(ctx context.Context, question string, emit Emit) (*Di
 				c.messages = append(c.messages, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: nudgeNote})
 				continue
 			}
-			c.answer = c.red.scrub(rep.text)
+			c.setAnswer(c.red.scrub(rep.text))
 			break
 		}
 		for _, call := range rep.calls {
@@ -326,15 +338,17 @@ func (c *Conversation) Ask(ctx context.Context, question string, emit Emit) (*Di
 		}
 		d = c.partial(reason)
 	default:
-		d = c.last
+		d = c.Diagnosis()
 		if stop != "" {
 			a.emit(Event{Kind: EventText, Text: "\n[adi: the answer stopped: " + stop + "]\n"})
-			c.answer = joinNotes(c.answer, "(stopped: "+stop+")")
+			c.setAnswer(joinNotes(c.Answer(), "(stopped: "+stop+")"))
 		}
 	}
 	if a.final != nil || initial {
 		d.Rounds, d.PromptTokens, d.CompletionTokens = a.use.Rounds, a.use.PromptTokens, a.use.CompletionTokens
+		c.mu.Lock()
 		c.last = d
+		c.mu.Unlock()
 		a.emit(Event{Kind: EventDiagnosis, Diagnosis: d})
 	}
 	u := a.use
