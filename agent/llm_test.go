@@ -471,6 +471,28 @@ func testLLMRetries(t *testing.T, fx *llmFixture) {
 		t.Errorf("the retry was not told: %v", rec.json())
 	}
 
+	// An endpoint that refuses stream_options is asked again without it;
+	// the tokens are then estimated.
+	old := llmtest.New(t,
+		llmtest.Turn{Status: 400, ErrorBody: `{"error":{"message":"Unrecognized request argument supplied: stream_options"}}`},
+		llmtest.Turn{
+			Check: func(r *llmtest.Request) error {
+				if r.Usage || strings.Contains(r.Body, "stream_options") {
+					return fmt.Errorf("stream_options sent again")
+				}
+				return nil
+			},
+			Calls: []llmtest.Call{nilmapFinish("")},
+		},
+	)
+	conv, err = Converse(context.Background(), s, llmConfig(old, hints), Options{Target: target}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := conv.Diagnosis(); d.Rounds != 1 || d.PromptTokens < 1000 || d.CompletionTokens < 50 {
+		t.Errorf("estimated usage: %d rounds, %d+%d tokens", d.Rounds, d.PromptTokens, d.CompletionTokens)
+	}
+
 	down := llmtest.New(t, llmtest.Turn{Status: 500}, llmtest.Turn{Status: 502}, llmtest.Turn{Status: 500})
 	cfg := llmConfig(down, hints)
 	cfg.MaxRetries = 2
