@@ -74,6 +74,9 @@ func (s *session) dispatch(ctx context.Context, req dap.RequestMessage) error {
 		s.send(&dap.PauseResponse{Response: s.response(&r.Request)})
 		return nil
 	case *customRequest:
+		if ok, err := s.onAgentRequest(ctx, r); ok {
+			return err
+		}
 		return s.onCustom(ctx, r)
 	}
 	return fmt.Errorf("adi does not support the %q request", req.GetRequest().Command)
@@ -164,6 +167,7 @@ func (s *session) onLaunch(ctx context.Context, r *dap.LaunchRequest) error {
 		return errTerminated
 	}
 	s.dbg, s.launch = dbg, &args
+	s.startWatch(&args, dir)
 	s.send(&dap.LaunchResponse{Response: s.response(&r.Request)})
 	s.sendEvent(&dap.InitializedEvent{Event: s.event("initialized")})
 	return nil

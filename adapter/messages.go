@@ -55,11 +55,12 @@ type customEvent struct {
 	Body any `json:"body,omitempty"`
 }
 
-// customCommands are the ADI commands served as custom requests.
+// customCommands are the custom requests: the ADI commands, and the
+// agent's requests (diagnose.go).
 var customCommands = []string{
 	"adi/frame", "adi/frames", "adi/callTree", "adi/break", "adi/clear",
 	"adi/continue", "adi/prev", "adi/stepInto", "adi/stepOut", "adi/execute",
-	"adi/outcome",
+	"adi/outcome", "adi/diagnose", "adi/cancel", "adi/verifyFix",
 }
 
 // newCodec returns a codec that decodes adi's custom requests.

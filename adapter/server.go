@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"time"
 
 	"github.com/adi-go/adi/engine"
 )
@@ -21,6 +22,24 @@ type Server struct {
 	Defaults engine.Options
 	// Log receives the server's log; DAP traffic is logged at debug level.
 	Log *slog.Logger
+
+	// NewDiagnoser makes the Diagnoser that answers a session's
+	// adi/diagnose requests. It is called on the session's first
+	// adi/diagnose; the Diagnoser it returns answers every later one (a
+	// follow-up question continues its conversation). nil: the offline
+	// diagnoser (OfflineDiagnoser, agent.Diagnose).
+	//
+	// This is where the LLM agent plugs in: set it to a function that
+	// starts the agent's conversation over dbg (the recording) and opts
+	// (the launched command line), returning a Diagnoser whose Diagnose
+	// asks it the question and streams through emit.
+	NewDiagnoser NewDiagnoserFunc
+	// NoWatch turns off watching the launched target's module for saved
+	// .go files (and the adi/sourceChanged events).
+	NoWatch bool
+	// WatchDebounce is how long the module must be quiet after a save
+	// before adi/sourceChanged is sent (0: agent.DefaultDebounce).
+	WatchDebounce time.Duration
 }
 
 func (srv *Server) logger() *slog.Logger {

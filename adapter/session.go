@@ -22,7 +22,9 @@ import (
 // which runs the handlers one at a time (so handlers never race on the
 // session's state). disconnect and terminate first cancel the request the
 // worker is running (a recording or a re-execution can take a while), then
-// queue behind it. Messages to the client are written by send, from any
+// queue behind it. adi/cancel is answered by serve's goroutine itself: it
+// cancels the running (or queued) adi/diagnose and adi/verifyFix
+// (diagnose.go). Messages to the client are written by send, from any
 // goroutine, under writeMu, which also numbers them.
 type session struct {
 	srv   *Server
@@ -55,6 +57,12 @@ type session struct {
 	step    int
 	handles handles
 	stopped bool
+
+	// agent is the state of adi/diagnose, adi/verifyFix and adi/cancel
+	// (diagnose.go); watch reports saved sources while a target is
+	// launched (watch.go).
+	agent agentState
+	watch *sourceWatch
 }
 
 // bp is a breakpoint the client set, as given to the engine.
@@ -118,6 +126,9 @@ func (s *session) serve(ctx context.Context) error {
 			continue
 		}
 		s.log.Debug("<- request", "command", req.GetRequest().Command, "seq", req.GetSeq())
+		if s.early(req) {
+			continue
+		}
 		switch req.(type) {
 		case *dap.DisconnectRequest, *dap.TerminateRequest:
 			s.cancelRunning()
@@ -183,6 +194,7 @@ func (s *session) cancelRunning() {
 
 // shutdown ends the debuggee: every process and file of the session goes.
 func (s *session) shutdown() {
+	s.stopWatch()
 	if s.dbg != nil {
 		if err := s.dbg.Close(); err != nil {
 			s.log.Warn("closing the debug session", "err", err)
