@@ -442,7 +442,7 @@ func (s *session) agentEmit() agent.Emit {
 
 // secretName matches the names of environment variables whose values are
 // credentials.
-var secretName = regexp.MustCompile(`(?i)(api_?key|apikey|token|secret|passw|credential|private_?key|auth|session_?key|access_?key)`)
+var secretName = regexp.MustCompile(`(?i)(api_?key|token|secret|passw|credential|private_?key|session_?key|access_?key|auth_?key|authorization|bearer)`)
 
 // minSecret is the shortest value treated as a secret (shorter ones, like
 // AUTH=1, would blank out ordinary text).
