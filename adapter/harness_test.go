@@ -390,8 +390,9 @@ func (b *lockedBuffer) String() string {
 
 // targetProcesses lists the processes running a target binary that a
 // session of these tests built (/proc/PID/exe under tmpRoot/adi-*/, named
-// adi-target or adi-target.test) or building one (a go command whose
-// command line names a build directory under tmpRoot).
+// adi-target or adi-target.test) or that the tests built for mode exec
+// (tmpRoot/bin/fib), or building one (a go command whose command line
+// names a build directory under tmpRoot).
 func targetProcesses(t testing.TB) []string {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
@@ -412,8 +413,11 @@ func targetProcesses(t testing.TB) []string {
 		}
 		exe = strings.TrimSuffix(exe, " (deleted)")
 		base := filepath.Base(exe)
-		target := (base == "adi-target" || base == "adi-target.test") &&
+		built := (base == "adi-target" || base == "adi-target.test") &&
 			strings.HasPrefix(filepath.Base(filepath.Dir(exe)), "adi-") && filepath.Dir(filepath.Dir(exe)) == tmpRoot
+		// Mode exec runs a binary the tests built beforehand, in tmpRoot/bin.
+		prebuilt := filepath.Dir(exe) == filepath.Join(tmpRoot, "bin") && base != "adi"
+		target := built || prebuilt
 		// The go command building a target names its output there.
 		cmdline, _ := os.ReadFile(filepath.Join("/proc", pid, "cmdline"))
 		building := strings.Contains(string(cmdline), tmpRoot+"/adi-")
