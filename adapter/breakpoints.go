@@ -2,6 +2,7 @@ package adapter
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/google/go-dap"
@@ -45,7 +46,7 @@ func (s *session) onSetBreakpoints(r *dap.SetBreakpointsRequest) error {
 	if err != nil {
 		return err
 	}
-	path := r.Arguments.Source.Path
+	path := cleanPath(r.Arguments.Source.Path)
 	old := s.desired()
 	delete(s.lineBPs, path)
 	src := source.NewCache()
@@ -97,7 +98,7 @@ func (s *session) enclosing(src *source.Cache, path string, line int) (string, i
 		if plain != rel && !strings.HasSuffix(plain, "."+rel) && !strings.HasSuffix(plain, "/"+rel) {
 			continue
 		}
-		if fs := rec.Invocations(name); len(fs) > 0 && fs[0].Decl.File == path {
+		if fs := rec.Invocations(name); len(fs) > 0 && cleanPath(fs[0].Decl.File) == path {
 			return name, stmt, nil
 		}
 	}
@@ -148,4 +149,14 @@ func (s *session) retire(old map[bp]bool) {
 			}
 		}
 	}
+}
+
+// cleanPath makes two spellings of one file compare equal: "..", "." and
+// symbolic links resolved.
+func cleanPath(p string) string {
+	p = filepath.Clean(p)
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return p
 }

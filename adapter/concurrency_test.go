@@ -10,15 +10,12 @@ import (
 // Sessions served at the same time by one `adi dap --listen` each get their
 // own recording, whatever the others do.
 //
-// Fails until: concurrent sessions in one adi process break each other.
 // Delve's native Linux backend waits for its target with wait4(-1, …,
 // __WALL), which reaps any child of the process: a session recording (or
-// re-executing) steals the wait statuses of another session's go build and
-// go list (their exec.Cmd.Wait fails with ECHILD, and the launch fails with
-// "build failed" and no compiler output) and of its traced target (which
-// then hangs, or is left behind stopped, state t, after its session
-// ended). Recordings in one process must be serialised (or run in a child
-// process each) for TCP mode's "each connection is its own session".
+// re-executing) would steal the wait statuses of another session's go
+// build and go list (exec.Cmd.Wait fails with ECHILD) and of its traced
+// target. The server runs the sessions' requests one at a time for this
+// (Server.workMu); this test shows they stay independent.
 func TestConcurrentSessions(t *testing.T) {
 	// Runs last (cleanups run in reverse): the server is gone by then;
 	// what it left must not count against the tests that follow.

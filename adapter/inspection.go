@@ -19,6 +19,9 @@ import (
 // maxThreads is how many goroutines are listed as threads (as Delve does).
 const maxThreads = 1024
 
+// maxStackFrames is the most frames one stackTrace response carries.
+const maxStackFrames = 1000
+
 func (s *session) onThreads(r *dap.ThreadsRequest) error {
 	d, err := s.debuggee()
 	if err != nil {
@@ -105,10 +108,13 @@ func (s *session) onStackTrace(ctx context.Context, r *dap.StackTraceRequest) er
 	}
 	total := len(frames)
 	start := min(max(r.Arguments.StartFrame, 0), total)
-	end := total
-	if r.Arguments.Levels > 0 {
-		end = min(start+r.Arguments.Levels, total)
+	levels := r.Arguments.Levels
+	if levels <= 0 || levels > maxStackFrames {
+		// "All" of a deep recursion would not fit in one message: the
+		// client pages on with startFrame (totalFrames says how far).
+		levels = maxStackFrames
 	}
+	end := start + min(levels, total-start)
 	s.send(&dap.StackTraceResponse{Response: s.response(&r.Request), Body: dap.StackTraceResponseBody{StackFrames: frames[start:end], TotalFrames: total}})
 	return nil
 }
@@ -229,7 +235,7 @@ func (s *session) onVariables(r *dap.VariablesRequest) error {
 	start := min(max(r.Arguments.Start, 0), len(vals))
 	end := len(vals)
 	if r.Arguments.Count > 0 {
-		end = min(start+r.Arguments.Count, end)
+		end = start + min(r.Arguments.Count, len(vals)-start)
 	}
 	vars := make([]dap.Variable, 0, end-start)
 	for _, v := range vals[start:end] {

@@ -120,6 +120,9 @@ func (s *session) onLaunch(ctx context.Context, r *dap.LaunchRequest) error {
 	if s.dbg != nil {
 		return errors.New("a program is already being debugged in this session")
 	}
+	if s.done {
+		return errors.New("this debug session was terminated: start a new debug session")
+	}
 	var args LaunchArgs
 	if err := json.Unmarshal(r.Arguments, &args); err != nil {
 		return fmt.Errorf("the launch arguments are not valid: %v", err)

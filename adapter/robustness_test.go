@@ -214,10 +214,10 @@ func seqOf(body string) int {
 // client must learn that it was rejected: an error response (with the seq
 // when it can be read) or a clean close.
 //
-// Fails until: a message whose JSON does not decode, or whose protocol
-// fields (seq, type) have the wrong types, is only logged: the client gets
-// neither an error response nor a closed connection and waits forever for
-// the response to its request.
+// A message whose JSON does not decode, or whose protocol fields (seq,
+// type) have the wrong types, is only logged: the client gets neither an
+// error response nor a closed connection and waits forever for the response
+// to its request.
 func TestBadJSONIsAnswered(t *testing.T) {
 	t.Parallel() // no Delve in this process: see TestConcurrentSessions
 	for _, body := range []string{
@@ -333,11 +333,11 @@ func TestRequestsAfterTerminate(t *testing.T) {
 
 // After terminate the session says "launch again to debug".
 //
-// Fails until: a launch after terminate builds and records the whole
-// program, then closes it and fails with "the debug session has ended:
-// launch again to debug" — the very thing it just did. It should either
-// debug the new launch or refuse at once, without recording, in words that
-// do not ask for another launch.
+// A launch after terminate builds and records the whole program, then
+// closes it and fails with "the debug session has ended: launch again to
+// debug" — the very thing it just did. It should either debug the new
+// launch or refuse at once, without recording, in words that do not ask for
+// another launch.
 func TestLaunchAfterTerminate(t *testing.T) {
 	t.Parallel() // no Delve in this process: see TestConcurrentSessions
 	opener := &fakeOpener{rec: smallRecording}
@@ -492,11 +492,11 @@ func TestClientVanishes(t *testing.T) {
 
 // Paging arguments are clamped to what there is.
 //
-// Fails until: stackTrace's startFrame+levels and variables' start+count
-// overflow for a large levels or count (9223372036854775807, which a
-// client may send to mean "all"): the slice bounds go negative, the
-// handler panics, and the client gets "internal error: runtime error:
-// slice bounds out of range" instead of the frames or variables.
+// StackTrace's startFrame+levels and variables' start+count overflow for a
+// large levels or count (9223372036854775807, which a client may send to
+// mean "all"): the slice bounds go negative, the handler panics, and the
+// client gets "internal error: runtime error: slice bounds out of range"
+// instead of the frames or variables.
 func TestPagingOverflow(t *testing.T) {
 	t.Parallel() // no Delve in this process: see TestConcurrentSessions
 	opener := &fakeOpener{rec: smallRecording}
@@ -521,14 +521,14 @@ func TestPagingOverflow(t *testing.T) {
 // A client that vanishes with requests still queued: the session ends
 // promptly, and its processes with it.
 //
-// Fails until: when the client's stream ends, serve cancels only the
-// request running at that moment; the requests still queued then run one
-// after the other, each in a fresh context, for a client that is gone. Here
-// configurationDone and three watch evaluations on spin (whose main never
-// returns) each re-execute the program until the exec timeout (3s), so the
-// session, with a traced process, lives on for about 9s after its client
-// left. The end of the stream should cancel the session's context, or the
-// queue should be dropped.
+// When the client's stream ends, serve cancels only the request running at
+// that moment; the requests still queued then run one after the other, each
+// in a fresh context, for a client that is gone. Here configurationDone and
+// three watch evaluations on spin (whose main never returns) each
+// re-execute the program until the exec timeout (3s), so the session, with
+// a traced process, lives on for about 9s after its client left. The end of
+// the stream should cancel the session's context, or the queue should be
+// dropped.
 func TestQueuedRequestsAfterVanish(t *testing.T) {
 	c := pipeSession(t, nil)
 	initialize(t, c.Client, false)

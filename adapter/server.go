@@ -23,6 +23,13 @@ type Server struct {
 	// Log receives the server's log; DAP traffic is logged at debug level.
 	Log *slog.Logger
 
+	// workMu runs the requests of all sessions one at a time. Delve's
+	// native backend waits for its targets with wait4(-1), which reaps ANY
+	// child of this process: another session's go build, go test or
+	// target would be taken from it. So no two sessions may run child
+	// processes at once; sessions stay independent in everything else.
+	workMu sync.Mutex
+
 	// NewDiagnoser makes the Diagnoser that answers a session's
 	// adi/diagnose requests. It is called on the session's first
 	// adi/diagnose; the Diagnoser it returns answers every later one (a
@@ -103,4 +110,11 @@ func (srv *Server) Listen(ctx context.Context, addr string, ready func(net.Addr)
 			log.Info("client disconnected")
 		}()
 	}
+}
+
+// exclusive runs f holding the server's work lock (see workMu).
+func (srv *Server) exclusive(f func()) {
+	srv.workMu.Lock()
+	defer srv.workMu.Unlock()
+	f()
 }

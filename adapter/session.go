@@ -77,7 +77,7 @@ type lineBP struct {
 }
 
 // errTerminated is returned by handlers once the debuggee is gone.
-var errTerminated = errors.New("the debug session has ended: launch again to debug")
+var errTerminated = errors.New("the debug session has ended: start a new debug session")
 
 // serve reads messages until the client goes away or disconnects.
 func (s *session) serve(ctx context.Context) error {
@@ -94,10 +94,12 @@ func (s *session) serve(ctx context.Context) error {
 		}
 	}()
 	defer func() {
+		// The client is gone or disconnected: what is still queued is for
+		// nobody, so it runs cancelled and ends at once.
 		close(work)
-		s.cancelRunning()
+		cancel()
 		wg.Wait()
-		s.shutdown()
+		s.srv.exclusive(s.shutdown)
 	}()
 	for {
 		content, err := dap.ReadBaseMessage(s.in)
@@ -117,7 +119,9 @@ func (s *session) serve(ctx context.Context) error {
 		}
 		msg, err := s.codec.DecodeMessage(content)
 		if err != nil {
-			s.badMessage(content, err)
+			if !s.badMessage(content, err) {
+				return fmt.Errorf("undecodable DAP message: %v", err)
+			}
 			continue
 		}
 		req, ok := msg.(dap.RequestMessage)
@@ -140,17 +144,21 @@ func (s *session) serve(ctx context.Context) error {
 	}
 }
 
-// badMessage answers a message that could not be decoded: a request gets
-// an error response naming what was wrong; anything else is logged.
-func (s *session) badMessage(content []byte, err error) {
+// badMessage answers a message that could not be decoded: a request whose
+// seq can be read gets an error response naming what was wrong. For
+// anything else no answer can reach the client's request, which would wait
+// for ever: it reports false, and the connection is closed (as Delve does).
+func (s *session) badMessage(content []byte, err error) bool {
 	var head struct {
 		Seq     int    `json:"seq"`
 		Type    string `json:"type"`
 		Command string `json:"command"`
 	}
-	if json.Unmarshal(content, &head) != nil || head.Type != "request" {
-		s.log.Warn("undecodable DAP message", "err", err, "msg", truncate(string(content), 200))
-		return
+	if json.Unmarshal(content, &head) != nil || head.Type != "request" || head.Seq <= 0 {
+		s.log.Warn("undecodable DAP message; closing the connection", "err", err, "msg", truncate(string(content), 200))
+		s.sendEvent(&dap.OutputEvent{Event: s.event("output"), Body: dap.OutputEventBody{
+			Category: "important", Output: "adi: undecodable DAP message (" + err.Error() + "); closing the connection\n"}})
+		return false
 	}
 	var fe *dap.DecodeProtocolMessageFieldError
 	msg := err.Error()
@@ -160,6 +168,7 @@ func (s *session) badMessage(content []byte, err error) {
 	s.log.Warn("bad request", "command", head.Command, "err", err)
 	s.sendError(&dap.Request{ProtocolMessage: dap.ProtocolMessage{Seq: head.Seq, Type: "request"}, Command: head.Command},
 		errBadRequest, "bad request", msg)
+	return true
 }
 
 // handle runs one request on the worker goroutine.
@@ -179,6 +188,8 @@ func (s *session) handle(ctx context.Context, req dap.RequestMessage) {
 			s.sendError(req.GetRequest(), errInternal, "internal error", fmt.Sprint(r))
 		}
 	}()
+	s.srv.workMu.Lock()
+	defer s.srv.workMu.Unlock()
 	if err := s.dispatch(ctx, req); err != nil {
 		s.sendError(req.GetRequest(), errorID(err), summary(req.GetRequest().Command), err.Error())
 	}

@@ -38,12 +38,11 @@ func TestLargeResponses(t *testing.T) {
 	t.Parallel() // no Delve in this process: see TestConcurrentSessions
 	const depth = 20000
 	t.Run("deep stack", func(t *testing.T) {
-		// Fails until: a stackTrace request without "levels" on a
-		// 20,001-frame stack (an 8 MB response) is rejected with
-		// "response too large: … ask for less (page the request)"; the
-		// issue wants such responses paged or cut, never rejected: the
-		// frames that fit, with totalFrames 20001, so that the client
-		// pages through the rest.
+		// A stackTrace request without "levels" on a 20,001-frame stack (an 8 MB
+		// response) is rejected with "response too large: … ask for less (page
+		// the request)"; the issue wants such responses paged or cut, never
+		// rejected: the frames that fit, with totalFrames 20001, so that the
+		// client pages through the rest.
 		opener := &fakeOpener{rec: func() *trace.Recording { return deepRecording(depth) }}
 		c := pipeSession(t, &adapter.Server{Open: opener.Open, Log: testLogger(t)})
 		c.Timeout = 20 * time.Second
@@ -108,8 +107,8 @@ func TestLargeResponses(t *testing.T) {
 
 // A line breakpoint names its file as the client does.
 //
-// Fails until: setBreakpoints compares the client's path with the
-// recorded file name as strings: a path that is not clean
+// SetBreakpoints compares the client's path with the recorded file name as
+// strings: a path that is not clean
 // (/work/main/testdata/nilmap/../nilmap/main.go) is "main.(*Registry).Add
 // (around line 24) never ran in the recorded run", unverified, though the
 // source is found and the function ran. Paths should be compared cleaned

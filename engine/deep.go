@@ -23,12 +23,22 @@ func (s *Session) FLT(ctx context.Context, f *trace.Frame) (*trace.FLT, error) {
 	if flt, ok := s.flts[f.FID]; ok {
 		return flt, nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.execTimeout)
+	if err, ok := s.fltErrs[f.FID]; ok {
+		return nil, err
+	}
+	bctx, cancel := context.WithTimeout(ctx, s.execTimeout)
 	defer cancel()
-	flt, err := BuildFLT(ctx, s.prog, s.rec, f, s.lim)
+	flt, err := BuildFLT(bctx, s.prog, s.rec, f, s.lim)
 	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) {
-			return nil, fmt.Errorf("building the trace of %s took longer than %s (raise --exec-timeout): %w", f.FID, s.execTimeout, err)
+		// A divergence or our own time limit would come back the same
+		// on every try: remember them. The caller's cancellation not.
+		switch {
+		case ctx.Err() != nil:
+		case errors.Is(err, context.DeadlineExceeded):
+			err = fmt.Errorf("building the trace of %s took longer than %s (raise --exec-timeout): %w", f.FID, s.execTimeout, err)
+			s.fltErrs[f.FID] = err
+		case errors.Is(err, ErrDiverged):
+			s.fltErrs[f.FID] = err
 		}
 		return nil, err
 	}

@@ -48,8 +48,9 @@ type Session struct {
 	bps []Breakpoint
 	i   int
 
-	fltMu sync.Mutex
-	flts  map[trace.FID]*trace.FLT
+	fltMu   sync.Mutex
+	flts    map[trace.FID]*trace.FLT
+	fltErrs map[trace.FID]error // failures that a retry would repeat
 
 	workDir string // the build, removed by Close
 }
@@ -65,6 +66,7 @@ func NewSession(rec *trace.Recording, prog *Program, lim Limits, execTimeout tim
 		execTimeout: execTimeout,
 		i:           StartIndex(rec),
 		flts:        map[trace.FID]*trace.FLT{},
+		fltErrs:     map[trace.FID]error{},
 	}
 }
 
