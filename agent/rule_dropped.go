@@ -25,20 +25,7 @@ const maxDroppedFLTs = 4
 // droppedFindings looks for discarded errors in the functions of scope.
 func (d *diagnoser) droppedFindings(ctx context.Context, scope []*trace.Frame) []*finding {
 	var out []*finding
-	done := map[string]bool{}
-	for _, f := range scope {
-		if done[f.FID.Func] || isTestFile(f.Decl.File) || ctx.Err() != nil {
-			continue
-		}
-		done[f.FID.Func] = true
-		file, err := d.src.file(f.Decl.File)
-		if err != nil {
-			continue
-		}
-		fd := file.funcDecl(f.Decl.Line)
-		if fd == nil {
-			continue
-		}
+	d.eachFunc(ctx, scope, func(f *trace.Frame, file *srcFile, fd *ast.FuncDecl) {
 		ast.Inspect(fd.Body, func(n ast.Node) bool {
 			as, ok := n.(*ast.AssignStmt)
 			if !ok || len(as.Lhs) < 2 || len(as.Rhs) != 1 {
@@ -56,7 +43,7 @@ func (d *diagnoser) droppedFindings(ctx context.Context, scope []*trace.Frame) [
 			}
 			return true
 		})
-	}
+	})
 	return out
 }
 

@@ -16,28 +16,18 @@ import (
 // receiverFindings looks for lost writes in the methods invoked in scope.
 func (d *diagnoser) receiverFindings(ctx context.Context, scope []*trace.Frame) []*finding {
 	var out []*finding
-	done := map[string]bool{}
-	for _, f := range scope {
-		if done[f.FID.Func] || isTestFile(f.Decl.File) || ctx.Err() != nil {
-			continue
-		}
-		done[f.FID.Func] = true
-		file, err := d.src.file(f.Decl.File)
-		if err != nil {
-			continue
-		}
-		fd := file.funcDecl(f.Decl.Line)
-		if fd == nil || fd.Recv == nil || len(fd.Recv.List) != 1 || len(fd.Recv.List[0].Names) != 1 {
-			continue
+	d.eachFunc(ctx, scope, func(f *trace.Frame, file *srcFile, fd *ast.FuncDecl) {
+		if fd.Recv == nil || len(fd.Recv.List) != 1 || len(fd.Recv.List[0].Names) != 1 {
+			return
 		}
 		recvType := fd.Recv.List[0].Type
 		if _, ptr := recvType.(*ast.StarExpr); ptr {
-			continue
+			return
 		}
 		recv := fd.Recv.List[0].Names[0].Name
 		write := receiverWrite(fd, recv)
 		if write == nil || returnsIdent(fd, recv) {
-			continue
+			return
 		}
 		wline := file.line(write.Pos())
 		fnd := &finding{
@@ -76,7 +66,7 @@ func (d *diagnoser) receiverFindings(ctx context.Context, scope []*trace.Frame) 
 			edits: []edit{{file: file.path, start: file.offset(recvType.Pos()), end: file.offset(recvType.Pos()), text: "*"}},
 		}}
 		out = append(out, fnd)
-	}
+	})
 	return out
 }
 

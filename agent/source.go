@@ -1,12 +1,15 @@
 package agent
 
 import (
+	"context"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"os"
 	"strings"
 	"sync"
+
+	"github.com/adi-go/adi/engine/trace"
 )
 
 // sources parses Go files on demand and answers questions about their
@@ -251,4 +254,24 @@ func parseExpr(s string) ast.Expr {
 		return nil
 	}
 	return e
+}
+
+// eachFunc calls visit once for each function of scope outside the test
+// files, with its source file and declaration: the walk every source rule
+// starts with.
+func (d *diagnoser) eachFunc(ctx context.Context, scope []*trace.Frame, visit func(f *trace.Frame, file *srcFile, fd *ast.FuncDecl)) {
+	done := map[string]bool{}
+	for _, f := range scope {
+		if done[f.FID.Func] || isTestFile(f.Decl.File) || ctx.Err() != nil {
+			continue
+		}
+		done[f.FID.Func] = true
+		file, err := d.src.file(f.Decl.File)
+		if err != nil {
+			continue
+		}
+		if fd := file.funcDecl(f.Decl.Line); fd != nil {
+			visit(f, file, fd)
+		}
+	}
 }
