@@ -56,7 +56,7 @@ func (d *diagnoser) spectra(ctx context.Context) ([]unit, error) {
 	defer os.RemoveAll(tmp)
 	bin := filepath.Join(tmp, "pkg.test")
 	build := append([]string{"go", "test", "-c", "-cover", "-covermode=count", "-o", bin}, pkg.spec.BuildFlags...)
-	build = append(build, pkgArgs(pkg.spec)...)
+	build = append(build, pkg.spec.Targets()...)
 	d.opts.Log("adi: building the tests with coverage")
 	if r := runCmd(ctx, pkg.spec.Dir, pkg.t.Env, d.opts.CommandTimeout, build...); !r.ok() {
 		return nil, fmt.Errorf("%s: %s", r.Line, tail(r.Output, 10, 2000))

@@ -46,7 +46,7 @@ func resolveTarget(ctx context.Context, t Target) (*pkgInfo, error) {
 	}
 	args := []string{"go", "list", "-json"}
 	args = append(args, spec.BuildFlags...)
-	args = append(args, pkgArgs(spec)...)
+	args = append(args, spec.Targets()...)
 	res := runCmd(ctx, spec.Dir, t.Env, 2*time.Minute, args...)
 	if !res.ok() {
 		return nil, fmt.Errorf("%s: %v\n%s", res.Line, res.Err, tail(res.Output, 20, 4000))
@@ -125,13 +125,4 @@ func (p *pkgInfo) selectsTests() bool {
 		}
 	}
 	return false
-}
-
-// pkgArgs returns the package or files of spec as arguments of the go
-// command (target.Spec has the same logic unexported).
-func pkgArgs(spec *target.Spec) []string {
-	if len(spec.Files) > 0 {
-		return spec.Files
-	}
-	return []string{spec.Package}
 }

@@ -142,7 +142,7 @@ func verifyIn(ctx context.Context, pkg *pkgInfo, diff string, o VerifyOptions) *
 	if pkg.isTest() {
 		build = []string{"go", "test", ov, "-count=1", "-run=^$"}
 	}
-	build = append(append(build, spec.BuildFlags...), pkgArgs(spec)...)
+	build = append(append(build, spec.BuildFlags...), spec.Targets()...)
 	if r := run(build...); !r.ok() {
 		if ctx.Err() != nil || r.TimedOut {
 			return finish(NotRun)
@@ -162,7 +162,7 @@ func verifyIn(ctx context.Context, pkg *pkgInfo, diff string, o VerifyOptions) *
 	// The rest of the package's tests: a fix must not break them.
 	if (pkg.isTest() && pkg.selectsTests()) || (!pkg.isTest() && len(pkg.TestFiles) > 0) {
 		all := append([]string{"go", "test", ov, "-count=1"}, spec.BuildFlags...)
-		if r := run(append(all, pkgArgs(spec)...)...); !r.ok() {
+		if r := run(append(all, spec.Targets()...)...); !r.ok() {
 			if ctx.Err() != nil {
 				return finish(NotRun)
 			}

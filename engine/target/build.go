@@ -137,8 +137,8 @@ type listedModule struct {
 	Dir  string
 }
 
-// targets returns the package or files as arguments of the go command.
-func (s *Spec) targets() []string {
+// Targets returns the package or files as arguments of the go command.
+func (s *Spec) Targets() []string {
 	if len(s.Files) > 0 {
 		return s.Files
 	}
@@ -186,7 +186,7 @@ func (s *Spec) buildGo(ctx context.Context, outDir string) (*Program, error) {
 		args = []string{"build", "-o", prog.Path, debugGcflags}
 	}
 	args = append(args, s.BuildFlags...)
-	args = append(args, s.targets()...)
+	args = append(args, s.Targets()...)
 	out, err := s.goCmd(ctx, args...)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -245,7 +245,7 @@ func (s *Spec) list(ctx context.Context) (*listedPackage, error) {
 	}
 	args := []string{"list", "-e", "-json=Dir,ImportPath,Name,Module,GoFiles,CgoFiles,TestGoFiles,XTestGoFiles,Error"}
 	args = append(args, s.BuildFlags...)
-	args = append(args, s.targets()...)
+	args = append(args, s.Targets()...)
 	out, err := s.goCmd(ctx, args...)
 	if err != nil {
 		if ctx.Err() != nil {
