@@ -147,14 +147,16 @@ func (s *session) onLaunch(ctx context.Context, r *dap.LaunchRequest) error {
 			s.sendEvent(&dap.OutputEvent{Event: s.event("output"), Body: dap.OutputEventBody{Category: "console", Output: "adi: " + msg + "\n"}})
 		}
 	}
-	opts.Output = func(stream string, p []byte) {
-		s.sendEvent(&dap.OutputEvent{Event: s.event("output"), Body: dap.OutputEventBody{Category: stream, Output: string(p)}})
-	}
+	out := &lineOutput{send: func(stream, text string) {
+		s.sendEvent(&dap.OutputEvent{Event: s.event("output"), Body: dap.OutputEventBody{Category: stream, Output: text}})
+	}}
+	opts.Output = out.write
 	open := s.srv.Open
 	if open == nil {
 		open = OpenEngine
 	}
 	dbg, err := open(ctx, argv, dir, opts)
+	out.flush()
 	if progress {
 		msg := "recorded"
 		if err != nil {
