@@ -181,22 +181,7 @@ func pipeSession(t testing.TB, srv *adapter.Server) *conn {
 			sr.Close()
 		})
 	}
-	var ended bool
-	endedFn := func(d time.Duration) bool {
-		if ended {
-			return true
-		}
-		select {
-		case err := <-done:
-			ended = true
-			if err != nil {
-				t.Logf("ServeStream: %v", err)
-			}
-			return true
-		case <-time.After(d):
-			return false
-		}
-	}
+	endedFn := waitEnd(t, done, "ServeStream")
 	t.Cleanup(func() {
 		kill()
 		if !endedFn(30 * time.Second) {
@@ -228,22 +213,7 @@ func stdioSession(t *testing.T, _ *adapter.Server) *conn {
 	c := daptest.New(t, stdout, stdin)
 	var once sync.Once
 	kill := func() { once.Do(func() { stdin.Close() }) }
-	var ended bool
-	endedFn := func(d time.Duration) bool {
-		if ended {
-			return true
-		}
-		select {
-		case err := <-done:
-			ended = true
-			if err != nil {
-				t.Logf("adi dap: %v", err)
-			}
-			return true
-		case <-time.After(d):
-			return false
-		}
-	}
+	endedFn := waitEnd(t, done, "adi dap")
 	t.Cleanup(func() {
 		kill()
 		if !endedFn(30 * time.Second) {
@@ -518,4 +488,25 @@ func testLogger(t testing.TB) *slog.Logger {
 		}
 	})
 	return slog.New(slog.NewTextHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// waitEnd returns a function that waits up to d for done, once: it reports
+// whether the session (or process) has ended, logging its error.
+func waitEnd(t testing.TB, done <-chan error, what string) func(d time.Duration) bool {
+	var ended bool
+	return func(d time.Duration) bool {
+		if ended {
+			return true
+		}
+		select {
+		case err := <-done:
+			ended = true
+			if err != nil {
+				t.Logf("%s: %v", what, err)
+			}
+			return true
+		case <-time.After(d):
+			return false
+		}
+	}
 }

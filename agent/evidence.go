@@ -229,9 +229,9 @@ func (ec *evidenceChecker) found(part string, hay []string) bool {
 	return true
 }
 
-// cutAssign splits "name = value" (or "name: value", "name=value") at its
-// first top-level assignment sign, not at ==, != , <= or >=.
-func cutAssign(s string) (name, value string, ok bool) {
+// topLevel calls visit with the index of every byte of s that is outside
+// brackets and string literals, until visit returns false.
+func topLevel(s string, visit func(i int) bool) {
 	depth := 0
 	inStr := false
 	for i := 0; i < len(s); i++ {
@@ -249,45 +249,46 @@ func cutAssign(s string) (name, value string, ok bool) {
 			depth++
 		case strings.IndexByte(")]}", ch) >= 0:
 			depth--
-		case depth == 0 && (ch == '=' || ch == ':'):
-			if ch == '=' && (i+1 < len(s) && s[i+1] == '=' || i > 0 && strings.IndexByte("=!<>:", s[i-1]) >= 0) {
-				continue
+		case depth == 0:
+			if !visit(i) {
+				return
 			}
-			if ch == ':' && i+1 < len(s) && s[i+1] == '=' {
-				continue
-			}
-			return strings.TrimSpace(s[:i]), strings.TrimSpace(s[i+1:]), true
 		}
 	}
-	return "", "", false
+}
+
+// cutAssign splits "name = value" (or "name: value", "name=value") at its
+// first top-level assignment sign, not at ==, != , <= or >=.
+func cutAssign(s string) (name, value string, ok bool) {
+	topLevel(s, func(i int) bool {
+		ch := s[i]
+		if ch != '=' && ch != ':' {
+			return true
+		}
+		if ch == '=' && (i+1 < len(s) && s[i+1] == '=' || i > 0 && strings.IndexByte("=!<>:", s[i-1]) >= 0) {
+			return true
+		}
+		if ch == ':' && i+1 < len(s) && s[i+1] == '=' {
+			return true
+		}
+		name, value, ok = strings.TrimSpace(s[:i]), strings.TrimSpace(s[i+1:]), true
+		return false
+	})
+	return name, value, ok
 }
 
 // splitTop splits a value at its top-level ", " and "; " (not inside
 // brackets or strings).
 func splitTop(s string) []string {
 	var out []string
-	depth, start := 0, 0
-	inStr := false
-	for i := 0; i < len(s); i++ {
-		ch := s[i]
-		switch {
-		case inStr:
-			if ch == '\\' {
-				i++
-			} else if ch == '"' {
-				inStr = false
-			}
-		case ch == '"':
-			inStr = true
-		case strings.IndexByte("([{", ch) >= 0:
-			depth++
-		case strings.IndexByte(")]}", ch) >= 0:
-			depth--
-		case depth == 0 && (ch == ',' || ch == ';') && i+1 < len(s) && s[i+1] == ' ':
+	start := 0
+	topLevel(s, func(i int) bool {
+		if (s[i] == ',' || s[i] == ';') && i+1 < len(s) && s[i+1] == ' ' {
 			out = append(out, s[start:i])
 			start = i + 1
 		}
-	}
+		return true
+	})
 	out = append(out, s[start:])
 	var parts []string
 	for _, p := range out {
