@@ -9,9 +9,26 @@ import (
 	"github.com/adi-go/adi/engine/target"
 )
 
+// RecorderKind chooses how Open records the index of a run.
+type RecorderKind string
+
+const (
+	// RecorderAuto is the instrumenting recorder when the target is built
+	// from source, the Delve recorder for a prebuilt binary.
+	RecorderAuto RecorderKind = ""
+	// RecorderDelve stops at every entry and return of a user function
+	// under Delve (slow, needs no source: the reference recorder).
+	RecorderDelve RecorderKind = "delve"
+	// RecorderInstrument builds the target with entry and exit hooks
+	// inserted into a copy of its source and records at near-native speed.
+	RecorderInstrument RecorderKind = "instrument"
+)
+
 // Options configure Open.
 type Options struct {
 	Limits Limits
+	// Recorder chooses the recorder (RecorderAuto: the fastest available).
+	Recorder RecorderKind
 	// Trace adds library functions matching these patterns to the index.
 	Trace []string
 	// Timeout bounds the recorded run (0: none).
