@@ -10,6 +10,7 @@
 //	adi diagnose [flags] -- go test ./pkg -run TestX
 //	adi watch [flags] -- go test ./pkg -run TestX
 //	adi dap [--listen 127.0.0.1:0]
+//	adi bench [-run RE] [-n 3] [-json] [-- TARGET]
 package main
 
 import (
@@ -28,6 +29,7 @@ usage:
   adi diagnose [flags] -- TARGET find the root cause of TARGET's failure, with a verified fix
   adi watch [flags] -- TARGET    diagnose TARGET, then run and diagnose it again on each save
   adi dap [--listen ADDR]        serve the Debug Adapter Protocol (stdio, or TCP with --listen)
+  adi bench [flags] [-- TARGET]  time native runs against the recorders on testdata/bench (or TARGET)
   adi help                       this text
 
 TARGET is the thing to debug, written as you already run it:
@@ -60,6 +62,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return diagnoseMain(ctx, args[1:], stdin, stdout, stderr)
 	case "watch":
 		return watchMain(ctx, args[1:], stdin, stdout, stderr)
+	case "bench":
+		return benchMain(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -1,0 +1,677 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/adi-go/adi/engine"
+	"github.com/adi-go/adi/engine/target"
+)
+
+// benchProgram is one program adi bench measures: a target command line
+// relative to the module root.
+type benchProgram struct {
+	Name string
+	Argv []string
+}
+
+// benchPrograms are the programs of testdata/bench (see testdata/README.md).
+var benchPrograms = []benchProgram{
+	{"fib", []string{"go", "run", "./testdata/bench/fib"}},
+	{"parser", []string{"go", "test", "./testdata/bench/parser"}},
+	{"pipeline", []string{"go", "run", "./testdata/bench/pipeline"}},
+	{"alloc", []string{"go", "run", "./testdata/bench/alloc"}},
+}
+
+// benchConfig holds the flags of adi bench.
+type benchConfig struct {
+	runs      int
+	timeout   time.Duration // one run of any kind
+	delveMax  int           // frames the Delve recorder records per run
+	delveTime time.Duration // bound of one Delve recorder or dlv trace run
+	maxFrames int           // frame limit of the instrumented recording
+	dlv       string        // path of dlv, "" when not installed
+	logf      func(format string, args ...any)
+}
+
+// benchResult is the JSON form of one program's figures. Times are in
+// milliseconds, medians over the runs; ratios are medians of the ratios
+// computed within each run (both measurements of a pair back to back).
+// A nil figure was not measured; its *Note says why.
+type benchResult struct {
+	Program string `json:"program"`
+	Target  string `json:"target"`
+	Runs    int    `json:"runs"`
+	// Frames is the number of frames of the whole run (from the
+	// instrumented recording, or from a complete Delve recording).
+	Frames int `json:"frames,omitempty"`
+
+	BuildPlainMS float64 `json:"build_plain_ms"`
+	BuildDebugMS float64 `json:"build_debug_ms"`
+	// BuildInstrumentMS is the instrumented build inside the recorder; nil
+	// when the recorder did not say where its build ended.
+	BuildInstrumentMS *float64 `json:"build_instrument_ms,omitempty"`
+
+	NativeMS      float64 `json:"native_ms"`
+	NativeDebugMS float64 `json:"native_debug_ms"`
+
+	InstrumentMS   *float64 `json:"instrument_ms,omitempty"`
+	InstrumentNote string   `json:"instrument_note,omitempty"`
+
+	DelveMS *float64 `json:"delve_ms,omitempty"`
+	// DelveExtrapolated: DelveMS is extrapolated from bounded runs of
+	// DelveFrames frames (median DelveBoundedMS) and of one frame (the fixed
+	// cost, DelveFixedMS).
+	DelveExtrapolated bool     `json:"delve_extrapolated"`
+	DelveFrames       int      `json:"delve_frames,omitempty"`
+	DelveBoundedMS    *float64 `json:"delve_bounded_ms,omitempty"`
+	DelveFixedMS      *float64 `json:"delve_fixed_ms,omitempty"`
+	DelveNote         string   `json:"delve_note,omitempty"`
+
+	DlvTraceMS           *float64 `json:"dlv_trace_ms,omitempty"`
+	DlvTraceExtrapolated bool     `json:"dlv_trace_extrapolated"`
+	DlvTraceNote         string   `json:"dlv_trace_note,omitempty"`
+
+	InstrumentX         *float64 `json:"instrument_x_native,omitempty"`
+	DelveX              *float64 `json:"delve_x_native,omitempty"`
+	DelveOverInstrument *float64 `json:"delve_over_instrument,omitempty"`
+	DlvTraceX           *float64 `json:"dlv_trace_x_native,omitempty"`
+}
+
+// benchRound is one run of every measurement of a program, back to back.
+type benchRound struct {
+	native, nativeDebug time.Duration
+	instrument          *time.Duration
+	instrumentBuild     *time.Duration
+	instrumentFrames    int // frames of a complete instrumented recording, else 0
+	delve               *time.Duration
+	delveExtrapolated   bool
+	delveBounded        *time.Duration
+	delveFixed          *time.Duration
+	delveFrames         int
+	delveComplete       bool
+	dlvTrace            *time.Duration
+	dlvExtrapolated     bool
+}
+
+func benchMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("adi bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfg := benchConfig{}
+	fs.IntVar(&cfg.runs, "n", 3, "runs of each measurement; times are medians, ratios medians of per-run ratios")
+	runRE := fs.String("run", "", "only the benchmark programs whose name matches this regular expression (fib, parser, pipeline, alloc)")
+	fs.DurationVar(&cfg.timeout, "timeout", 5*time.Minute, "bound on each run (native, instrumented recording); a run that takes longer is reported as timed out")
+	fs.IntVar(&cfg.delveMax, "delve-max", 5000, "frames the Delve recorder records per run; a longer run is extrapolated from this bounded run (labelled)")
+	fs.DurationVar(&cfg.delveTime, "delve-time", 2*time.Minute, "bound on each Delve recorder and dlv trace run; a longer run is extrapolated (labelled)")
+	fs.IntVar(&cfg.maxFrames, "max-frames", 5_000_000, "frame limit of the instrumented recording")
+	asJSON := fs.Bool("json", false, "print the figures as one JSON array")
+	dir := fs.String("C", "", "the adi module root holding testdata/bench (default: found above the current directory)")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, `usage: adi bench [flags] [-- TARGET]
+
+Measures, for each program of testdata/bench (or for TARGET), the native
+run time (the binary built without adi's flags, run directly; build time
+excluded), the instrumented recording, the Delve recording and, when dlv is
+installed, dlv trace of the same program. Build times are reported apart.
+
+flags:
+`)
+		fs.PrintDefaults()
+	}
+	own, targetArgs, err := splitTarget(args)
+	if err != nil {
+		own, targetArgs = args, nil
+	}
+	if err := fs.Parse(own); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "adi bench: unexpected argument %q (a target goes after \"--\")\n", fs.Arg(0))
+		return 2
+	}
+	if cfg.runs < 1 || cfg.delveMax < 2 || cfg.timeout <= 0 || cfg.delveTime <= 0 || cfg.maxFrames < 1 {
+		fmt.Fprintln(stderr, "adi bench: -n and -max-frames must be at least 1, -delve-max at least 2, -timeout and -delve-time positive")
+		return 2
+	}
+	re, err := regexp.Compile(*runRE)
+	if err != nil {
+		fmt.Fprintf(stderr, "adi bench: -run: %v\n", err)
+		return 2
+	}
+	root := *dir
+	var progs []benchProgram
+	if targetArgs != nil {
+		if root == "" {
+			if root, err = os.Getwd(); err != nil {
+				fmt.Fprintln(stderr, "adi bench:", err)
+				return 1
+			}
+		}
+		progs = []benchProgram{{Name: "target", Argv: targetArgs}}
+	} else {
+		if root == "" {
+			if root, err = findBenchRoot(); err != nil {
+				fmt.Fprintln(stderr, "adi bench:", err)
+				return 1
+			}
+		}
+		for _, p := range benchPrograms {
+			if re.MatchString(p.Name) {
+				progs = append(progs, p)
+			}
+		}
+		if len(progs) == 0 {
+			fmt.Fprintf(stderr, "adi bench: -run %q matches no benchmark program (fib, parser, pipeline, alloc)\n", *runRE)
+			return 2
+		}
+	}
+	cfg.dlv = findDlv()
+	cfg.logf = func(format string, a ...any) { fmt.Fprintf(stderr, "adi bench: "+format+"\n", a...) }
+	if cfg.dlv == "" {
+		cfg.logf("dlv not found on PATH or in $GOPATH/bin: no dlv trace column (go install github.com/go-delve/delve/cmd/dlv@v1.27.2 to add it)")
+	}
+
+	var results []*benchResult
+	for _, p := range progs {
+		r, err := benchOne(ctx, cfg, root, p)
+		if err != nil {
+			fmt.Fprintf(stderr, "adi bench: %s: %v\n", p.Name, err)
+			return 1
+		}
+		results = append(results, r)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(results); err != nil {
+			fmt.Fprintln(stderr, "adi bench:", err)
+			return 1
+		}
+		return 0
+	}
+	writeBenchTable(stdout, cfg, results)
+	return 0
+}
+
+// findBenchRoot looks for testdata/bench in the current directory and its
+// parents.
+func findBenchRoot() (string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for d := wd; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "testdata", "bench", "fib", "main.go")); err == nil {
+			return d, nil
+		}
+		if filepath.Dir(d) == d {
+			return "", fmt.Errorf("testdata/bench not found in %s or above: run adi bench in a clone of adi, give -C DIR, or name a program after \"--\"", wd)
+		}
+	}
+}
+
+// findDlv returns the path of dlv on PATH or in $GOPATH/bin, "" if absent.
+// adi never installs it.
+func findDlv() string {
+	if p, err := exec.LookPath("dlv"); err == nil {
+		return p
+	}
+	gopath := os.Getenv("GOPATH")
+	if gopath == "" {
+		if out, err := exec.Command("go", "env", "GOPATH").Output(); err == nil {
+			gopath = strings.TrimSpace(string(out))
+		}
+	}
+	for _, d := range filepath.SplitList(gopath) {
+		p := filepath.Join(d, "bin", "dlv")
+		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	return ""
+}
+
+// benchOne builds p twice (plain and debug), then measures it cfg.runs
+// times.
+func benchOne(ctx context.Context, cfg benchConfig, root string, p benchProgram) (*benchResult, error) {
+	spec, err := target.Parse(p.Argv, root)
+	if err != nil {
+		return nil, err
+	}
+	work, err := os.MkdirTemp("", "adi-bench-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(work)
+	res := &benchResult{Program: p.Name, Target: strings.Join(p.Argv, " "), Runs: cfg.runs}
+
+	cfg.logf("%s: building", p.Name)
+	start := time.Now()
+	debug, err := spec.Build(ctx, filepath.Join(work, "debug"))
+	if err != nil {
+		return nil, err
+	}
+	res.BuildDebugMS = ms(time.Since(start))
+	prog := &engine.Program{Path: debug.Path, Args: debug.Args, Dir: debug.Dir, ModulePath: debug.ModulePath}
+	plain := debug.Path
+	if spec.Kind != target.Exec {
+		start = time.Now()
+		plain, err = buildPlain(ctx, spec, filepath.Join(work, "plain"))
+		if err != nil {
+			return nil, err
+		}
+		res.BuildPlainMS = ms(time.Since(start))
+	}
+
+	var rounds []benchRound
+	var notes struct{ instrument, delve, dlv string }
+	for i := range cfg.runs {
+		cfg.logf("%s: run %d of %d", p.Name, i+1, cfg.runs)
+		var rd benchRound
+		if rd.native, err = runNative(ctx, cfg, plain, prog); err != nil {
+			return nil, fmt.Errorf("native run: %w", err)
+		}
+		if rd.nativeDebug, err = runNative(ctx, cfg, debug.Path, prog); err != nil {
+			return nil, fmt.Errorf("native run of the -N -l build: %w", err)
+		}
+		if spec.Kind == target.Exec {
+			notes.instrument = "instrumenting recorder unavailable: a prebuilt binary has no source to instrument"
+		} else if n := benchInstrument(ctx, cfg, root, p.Argv, &rd); n != "" {
+			notes.instrument = n
+		}
+		if n := benchDelve(ctx, cfg, prog, &rd); n != "" {
+			notes.delve = n
+		}
+		if cfg.dlv == "" {
+			notes.dlv = "dlv not installed"
+		} else if n := benchDlvTrace(ctx, cfg, prog, &rd); n != "" {
+			notes.dlv = n
+		}
+		rounds = append(rounds, rd)
+	}
+	summarize(res, rounds)
+	res.InstrumentNote, res.DlvTraceNote = notes.instrument, notes.dlv
+	if res.DelveNote == "" {
+		res.DelveNote = notes.delve
+	}
+	return res, nil
+}
+
+// buildPlain builds the target as go build / go test -c would, without
+// adi's -gcflags: the native program.
+func buildPlain(ctx context.Context, spec *target.Spec, dir string) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	out := filepath.Join(dir, "native")
+	args := []string{"build", "-o", out}
+	if spec.Kind == target.Test {
+		args = []string{"test", "-c", "-o", out}
+	}
+	args = append(append(args, spec.BuildFlags...), spec.Targets()...)
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = spec.Dir
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, b)
+	}
+	return out, nil
+}
+
+// runNative runs a binary directly with the program's arguments and
+// returns its wall time. A benchmark program must exit 0.
+func runNative(ctx context.Context, cfg benchConfig, path string, prog *engine.Program) (time.Duration, error) {
+	ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, path, prog.Args...)
+	cmd.Dir = prog.Dir
+	var tail tailBuffer
+	cmd.Stdout, cmd.Stderr = io.Discard, &tail
+	start := time.Now()
+	err := cmd.Run()
+	d := time.Since(start)
+	if ctx.Err() != nil {
+		return 0, fmt.Errorf("%s took longer than -timeout %s", path, cfg.timeout)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("%s failed (a benchmark program must exit 0): %v\n%s", path, err, tail.String())
+	}
+	return d, nil
+}
+
+// tailBuffer keeps the last 4 KB written to it.
+type tailBuffer struct{ b []byte }
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.b = append(t.b, p...)
+	if len(t.b) > 4096 {
+		t.b = t.b[len(t.b)-4096:]
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string { return string(t.b) }
+
+// benchInstrument records the target with the instrumenting recorder. The
+// recorder builds the instrumented binary itself: its build ends where it
+// logs that the recording starts. It returns a note when there is no
+// figure.
+func benchInstrument(ctx context.Context, cfg benchConfig, root string, argv []string, rd *benchRound) string {
+	ctx, cancel := context.WithTimeout(ctx, cfg.timeout+time.Minute)
+	defer cancel()
+	var recStart time.Time
+	saidInstrument := false
+	var buildLine string
+	opts := engine.Options{
+		Recorder: engine.RecorderInstrument,
+		Limits:   engine.Limits{MaxFrames: cfg.maxFrames},
+		Timeout:  cfg.timeout,
+		Log: func(format string, a ...any) {
+			line := fmt.Sprintf(format, a...)
+			if strings.Contains(line, "instrument") {
+				saidInstrument = true
+			}
+			if strings.Contains(line, "building") && buildLine == "" {
+				buildLine = line
+			}
+			if recStart.IsZero() && strings.HasPrefix(line, "adi: recording") {
+				recStart = time.Now()
+				if !saidInstrument {
+					// Not the instrumenting recorder: a Delve recording
+					// of a benchmark program would take minutes.
+					cancel()
+				}
+			}
+		},
+	}
+	start := time.Now()
+	s, err := engine.Open(ctx, argv, root, opts)
+	end := time.Now()
+	if !recStart.IsZero() && !saidInstrument {
+		if err == nil {
+			s.Close()
+		}
+		return fmt.Sprintf("instrumenting recorder unavailable: engine.Open did not build an instrumented binary (it logged %q)", buildLine)
+	}
+	if err != nil {
+		return "instrumenting recorder unavailable: " + firstLine(err.Error())
+	}
+	defer s.Close()
+	rec := s.Recording()
+	if rec.Partial != "" {
+		return "instrumented recording incomplete: " + rec.Partial
+	}
+	d := end.Sub(start)
+	if !recStart.IsZero() {
+		b := recStart.Sub(start)
+		rd.instrumentBuild = &b
+		d = end.Sub(recStart)
+	}
+	rd.instrument = &d
+	rd.instrumentFrames = len(rec.Frames)
+	return ""
+}
+
+// benchDelve records the program with the engine's Delve recorder, bounded
+// to cfg.delveMax frames and cfg.delveTime. When the bound cuts the run,
+// the time of the whole run is extrapolated from it and from a run
+// recording one frame only (the fixed cost: starting Delve, setting the
+// breakpoints, running the rest of the program under ptrace):
+// fixed + (bounded − fixed) × (frames − 1) / (recorded − 1), with frames
+// from the instrumented recording of the same round.
+func benchDelve(ctx context.Context, cfg benchConfig, prog *engine.Program, rd *benchRound) string {
+	record := func(maxFrames int) (time.Duration, int, bool, error) {
+		start := time.Now()
+		rec, err := engine.Record(ctx, prog, engine.RecordOptions{Limits: engine.Limits{MaxFrames: maxFrames}, Timeout: cfg.delveTime})
+		d := time.Since(start)
+		if err != nil {
+			return 0, 0, false, err
+		}
+		return d, len(rec.Frames), rec.Partial == "", nil
+	}
+	d, n, complete, err := record(cfg.delveMax)
+	if err != nil {
+		return "Delve recorder failed: " + firstLine(err.Error())
+	}
+	rd.delveFrames, rd.delveComplete = n, complete
+	if complete {
+		rd.delve = &d
+		return ""
+	}
+	rd.delveBounded = &d
+	fixed, _, _, err := record(1)
+	if err != nil {
+		return "Delve recorder failed: " + firstLine(err.Error())
+	}
+	rd.delveFixed = &fixed
+	if rd.instrumentFrames == 0 || n < 2 {
+		return fmt.Sprintf("%d frames recorded in %s (bound reached); the whole run is not extrapolated without the instrumented frame count", n, d.Round(time.Millisecond))
+	}
+	per := float64(d-fixed) / float64(n-1)
+	full := fixed + time.Duration(per*float64(rd.instrumentFrames-1))
+	rd.delve, rd.delveExtrapolated = &full, true
+	return ""
+}
+
+// benchDlvTrace runs dlv trace on the debug build with a tracepoint on
+// every function of the program's module (and package main), bounded by
+// cfg.delveTime; a cut run is extrapolated linearly from the calls it
+// traced.
+func benchDlvTrace(ctx context.Context, cfg benchConfig, prog *engine.Program, rd *benchRound) string {
+	ctx, cancel := context.WithTimeout(ctx, cfg.delveTime)
+	defer cancel()
+	pattern := `^main\.`
+	if prog.ModulePath != "" {
+		pattern = `^(main\.|` + regexp.QuoteMeta(prog.ModulePath) + `[/.])`
+	}
+	args := append([]string{"trace", "--exec", prog.Path, pattern, "--"}, prog.Args...)
+	cmd := exec.CommandContext(ctx, cfg.dlv, args...)
+	cmd.Dir = prog.Dir
+	cmd.WaitDelay = 5 * time.Second
+	pr, pw := io.Pipe()
+	cmd.Stdout, cmd.Stderr = pw, pw
+	calls := make(chan int, 1)
+	go func() {
+		n := 0
+		sc := bufio.NewScanner(pr)
+		sc.Buffer(make([]byte, 64*1024), 1<<20)
+		for sc.Scan() {
+			if strings.HasPrefix(sc.Text(), "> ") {
+				n++
+			}
+		}
+		io.Copy(io.Discard, pr)
+		calls <- n
+	}()
+	start := time.Now()
+	err := cmd.Run()
+	d := time.Since(start)
+	pw.Close()
+	n := <-calls
+	switch {
+	case ctx.Err() != nil:
+		if rd.instrumentFrames == 0 || n == 0 {
+			return fmt.Sprintf("dlv trace cut at %s after %d calls; not extrapolated without the instrumented frame count", cfg.delveTime, n)
+		}
+		full := time.Duration(float64(d) * float64(rd.instrumentFrames) / float64(n))
+		rd.dlvTrace, rd.dlvExtrapolated = &full, true
+	case err != nil && n == 0:
+		return "dlv trace failed: " + err.Error()
+	default:
+		// The program's own exit status passes through dlv; a run that
+		// traced calls is measured either way.
+		rd.dlvTrace = &d
+	}
+	return ""
+}
+
+// summarize fills res from the rounds: medians of the times, and medians
+// of the ratios computed within each round.
+func summarize(res *benchResult, rounds []benchRound) {
+	var native, nativeDebug []float64
+	var instr, instrBuild, delve, bounded, fixed, dlv []float64
+	var rInstr, rDelve, rDelveInstr, rDlv []float64
+	for _, rd := range rounds {
+		nat := ms(rd.native)
+		native = append(native, nat)
+		nativeDebug = append(nativeDebug, ms(rd.nativeDebug))
+		if rd.instrument != nil {
+			instr = append(instr, ms(*rd.instrument))
+			rInstr = append(rInstr, ms(*rd.instrument)/nat)
+			res.Frames = rd.instrumentFrames
+		}
+		if rd.instrumentBuild != nil {
+			instrBuild = append(instrBuild, ms(*rd.instrumentBuild))
+		}
+		if rd.delveComplete && res.Frames == 0 {
+			res.Frames = rd.delveFrames
+		}
+		res.DelveFrames = rd.delveFrames
+		if rd.delveBounded != nil {
+			bounded = append(bounded, ms(*rd.delveBounded))
+		}
+		if rd.delveFixed != nil {
+			fixed = append(fixed, ms(*rd.delveFixed))
+		}
+		if rd.delve != nil {
+			delve = append(delve, ms(*rd.delve))
+			rDelve = append(rDelve, ms(*rd.delve)/nat)
+			res.DelveExtrapolated = res.DelveExtrapolated || rd.delveExtrapolated
+			if rd.instrument != nil {
+				rDelveInstr = append(rDelveInstr, ms(*rd.delve)/ms(*rd.instrument))
+			}
+		}
+		if rd.dlvTrace != nil {
+			dlv = append(dlv, ms(*rd.dlvTrace))
+			rDlv = append(rDlv, ms(*rd.dlvTrace)/nat)
+			res.DlvTraceExtrapolated = res.DlvTraceExtrapolated || rd.dlvExtrapolated
+		}
+	}
+	res.NativeMS = *median(native)
+	res.NativeDebugMS = *median(nativeDebug)
+	res.InstrumentMS, res.BuildInstrumentMS = median(instr), median(instrBuild)
+	res.DelveMS, res.DelveBoundedMS, res.DelveFixedMS = median(delve), median(bounded), median(fixed)
+	res.DlvTraceMS = median(dlv)
+	res.InstrumentX, res.DelveX, res.DelveOverInstrument, res.DlvTraceX = median(rInstr), median(rDelve), median(rDelveInstr), median(rDlv)
+	if len(delve) > 0 && len(delve) < len(rounds) {
+		res.DelveNote = fmt.Sprintf("the Delve figure is the median of %d of %d runs", len(delve), len(rounds))
+	}
+}
+
+// median returns the median of xs (the mean of the middle two for an even
+// count), nil for none.
+func median(xs []float64) *float64 {
+	if len(xs) == 0 {
+		return nil
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	m := s[len(s)/2]
+	if len(s)%2 == 0 {
+		m = (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	return &m
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
+
+// benchColumns are the columns of adi bench's table.
+var benchColumns = []string{"program", "frames", "native", "native -N -l", "instrument", "×native", "delve", "×native", "delve/instr", "dlv trace", "×native"}
+
+func writeBenchTable(w io.Writer, cfg benchConfig, results []*benchResult) {
+	fmt.Fprintf(w, "adi bench: %d run(s) of each; times are medians; ratios are medians of the ratios within each run\n", cfg.runs)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(benchColumns, "\t"))
+	var notes []string
+	for _, r := range results {
+		frames := "?"
+		if r.Frames > 0 {
+			frames = fmt.Sprint(r.Frames)
+		}
+		delve := fmtMS(r.DelveMS)
+		if r.DelveExtrapolated {
+			delve = "~" + delve + "*"
+		}
+		dlv := fmtMS(r.DlvTraceMS)
+		if r.DlvTraceExtrapolated {
+			dlv = "~" + dlv + "*"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Program, frames,
+			fmtMS(&r.NativeMS), fmtMS(&r.NativeDebugMS),
+			fmtMS(r.InstrumentMS), fmtX(r.InstrumentX),
+			delve, fmtX(r.DelveX), fmtX(r.DelveOverInstrument),
+			dlv, fmtX(r.DlvTraceX))
+		build := fmt.Sprintf("%s: build %s plain, %s with -N -l", r.Program, fmtMS(&r.BuildPlainMS), fmtMS(&r.BuildDebugMS))
+		if r.BuildInstrumentMS != nil {
+			build += fmt.Sprintf(", %s instrumented (inside the recorder)", fmtMS(r.BuildInstrumentMS))
+		}
+		notes = append(notes, build)
+		if r.DelveExtrapolated {
+			notes = append(notes, fmt.Sprintf("%s: * Delve extrapolated from bounded runs: %d frames in %s, 1 frame in %s (fixed cost), to %d frames", r.Program, r.DelveFrames, fmtMS(r.DelveBoundedMS), fmtMS(r.DelveFixedMS), r.Frames))
+		}
+		if r.DlvTraceExtrapolated {
+			notes = append(notes, fmt.Sprintf("%s: * dlv trace extrapolated linearly from a run cut at -delve-time %s", r.Program, cfg.delveTime))
+		}
+		for _, n := range []struct{ what, note string }{{"instrument", r.InstrumentNote}, {"delve", r.DelveNote}, {"dlv trace", r.DlvTraceNote}} {
+			if n.note != "" {
+				notes = append(notes, fmt.Sprintf("%s: %s: %s", r.Program, n.what, n.note))
+			}
+		}
+	}
+	tw.Flush()
+	for _, n := range notes {
+		fmt.Fprintln(w, n)
+	}
+}
+
+// fmtMS renders milliseconds with three significant digits, "-" for none.
+func fmtMS(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	d := *v
+	switch {
+	case d >= 10_000:
+		return fmt.Sprintf("%.0fs", d/1000)
+	case d >= 1000:
+		return fmt.Sprintf("%.2fs", d/1000)
+	case d >= 100:
+		return fmt.Sprintf("%.0fms", d)
+	case d >= 10:
+		return fmt.Sprintf("%.1fms", d)
+	}
+	return fmt.Sprintf("%.2fms", d)
+}
+
+// fmtX renders a ratio, "-" for none.
+func fmtX(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	switch {
+	case *v >= 100:
+		return fmt.Sprintf("%.0f×", *v)
+	case *v >= 10:
+		return fmt.Sprintf("%.1f×", *v)
+	}
+	return fmt.Sprintf("%.2f×", *v)
+}
