@@ -461,10 +461,20 @@ func benchDelve(ctx context.Context, cfg benchConfig, prog *engine.Program, rd *
 	if rd.instrumentFrames == 0 || n < 2 {
 		return fmt.Sprintf("%d frames recorded in %s (bound reached); the whole run is not extrapolated without the instrumented frame count", n, d.Round(time.Millisecond))
 	}
-	per := float64(d-fixed) / float64(n-1)
-	full := fixed + time.Duration(per*float64(rd.instrumentFrames-1))
+	full := extrapolate(fixed, d, n, rd.instrumentFrames)
 	rd.delve, rd.delveExtrapolated = &full, true
 	return ""
+}
+
+// extrapolate estimates the time of a run of total frames from a run cut
+// after recorded frames (bounded) and a run of one frame (fixed): the fixed
+// cost plus the cost per further frame times the further frames.
+func extrapolate(fixed, bounded time.Duration, recorded, total int) time.Duration {
+	if recorded < 2 || total <= recorded {
+		return bounded
+	}
+	per := float64(bounded-fixed) / float64(recorded-1)
+	return fixed + time.Duration(per*float64(total-1))
 }
 
 // benchDlvTrace runs dlv trace on the debug build with a tracepoint on

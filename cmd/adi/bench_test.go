@@ -1,0 +1,205 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// runBench runs adi bench -n 1 on testdata/fib 10 (179 frames: the Delve
+// recorder records it in full in about a second).
+func runBench(t *testing.T, extra ...string) (string, string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("records a program under Delve")
+	}
+	args := append([]string{"bench", "-n", "1", "-C", repoRoot(t)}, extra...)
+	args = append(args, "--", "go", "run", "./testdata/fib", "10")
+	var stdout, stderr bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if code := run(ctx, args, strings.NewReader(""), &stdout, &stderr); code != 0 {
+		t.Fatalf("adi %s: exit %d\n%s%s", strings.Join(args, " "), code, stdout.String(), stderr.String())
+	}
+	return stdout.String(), stderr.String()
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a), math.Abs(b)) }
+
+func TestBenchJSON(t *testing.T) {
+	out, errOut := runBench(t, "-json")
+	var rs []benchResult
+	if err := json.Unmarshal([]byte(out), &rs); err != nil {
+		t.Fatalf("adi bench -json: %v\n%s", err, out)
+	}
+	if len(rs) != 1 {
+		t.Fatalf("got %d results, want 1:\n%s", len(rs), out)
+	}
+	r := rs[0]
+	if r.Program != "target" || r.Target != "go run ./testdata/fib 10" || r.Runs != 1 {
+		t.Errorf("program %q target %q runs %d, want target, go run ./testdata/fib 10, 1", r.Program, r.Target, r.Runs)
+	}
+	// fib(10) makes 177 calls of fib, plus main and parseN.
+	if r.Frames != 179 {
+		t.Errorf("frames = %d, want 179", r.Frames)
+	}
+	if r.NativeMS <= 0 || r.NativeDebugMS <= 0 || r.BuildPlainMS <= 0 || r.BuildDebugMS <= 0 {
+		t.Errorf("native %v, -N -l %v, builds %v and %v: want all positive", r.NativeMS, r.NativeDebugMS, r.BuildPlainMS, r.BuildDebugMS)
+	}
+	if r.DelveMS == nil || r.DelveX == nil || r.DelveExtrapolated {
+		t.Fatalf("the Delve recorder should record 179 frames in full: %+v\nstderr:\n%s", r, errOut)
+	}
+	// With one run, each ratio is the ratio of the two medians.
+	if !near(*r.DelveX, *r.DelveMS/r.NativeMS) {
+		t.Errorf("delve ×native = %v, want %v / %v", *r.DelveX, *r.DelveMS, r.NativeMS)
+	}
+	if *r.DelveMS < r.NativeMS {
+		t.Errorf("Delve recording (%vms) faster than the native run (%vms)", *r.DelveMS, r.NativeMS)
+	}
+	if r.InstrumentMS == nil {
+		if !strings.HasPrefix(r.InstrumentNote, "instrument") || r.InstrumentX != nil || r.DelveOverInstrument != nil {
+			t.Errorf("no instrumented figure: note %q, ratios %v %v", r.InstrumentNote, r.InstrumentX, r.DelveOverInstrument)
+		}
+	} else {
+		if r.InstrumentX == nil || !near(*r.InstrumentX, *r.InstrumentMS/r.NativeMS) {
+			t.Errorf("instrument ×native = %v, want %v / %v", r.InstrumentX, *r.InstrumentMS, r.NativeMS)
+		}
+		if r.DelveOverInstrument == nil || !near(*r.DelveOverInstrument, *r.DelveMS / *r.InstrumentMS) {
+			t.Errorf("delve/instr = %v, want %v / %v", r.DelveOverInstrument, *r.DelveMS, *r.InstrumentMS)
+		}
+	}
+	if r.DlvTraceMS == nil && r.DlvTraceNote == "" {
+		t.Error("no dlv trace figure and no note saying why")
+	}
+}
+
+// splitCells splits a tabwriter row (cells padded with at least two
+// spaces; "native -N -l" has single spaces).
+var cellSep = regexp.MustCompile(`\s{2,}`)
+
+func TestBenchTable(t *testing.T) {
+	out, _ := runBench(t)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) < 4 {
+		t.Fatalf("want a title, a header, a row and notes:\n%s", out)
+	}
+	header := cellSep.Split(strings.TrimSpace(lines[1]), -1)
+	if strings.Join(header, "|") != strings.Join(benchColumns, "|") {
+		t.Fatalf("header %q, want %q", header, benchColumns)
+	}
+	row := cellSep.Split(strings.TrimSpace(lines[2]), -1)
+	if len(row) != len(benchColumns) {
+		t.Fatalf("row %q has %d cells, want %d", lines[2], len(row), len(benchColumns))
+	}
+	if row[0] != "target" || row[1] != "179" {
+		t.Errorf("row %q: want program target, 179 frames", row)
+	}
+	native, delve, ratio := parseMS(t, row[2]), parseMS(t, row[6]), parseX(t, row[7])
+	// The cells are rounded to three digits: the ratio agrees to 2%.
+	if math.Abs(ratio-delve/native) > 0.02*ratio {
+		t.Errorf("delve ×native %v, but delve %v / native %v = %v", ratio, delve, native, delve/native)
+	}
+	if !strings.Contains(out, "target: build ") {
+		t.Errorf("no build times:\n%s", out)
+	}
+	if row[4] == "-" && !strings.Contains(out, "target: instrument: ") {
+		t.Errorf("no instrumented figure and no note saying why:\n%s", out)
+	}
+}
+
+func parseMS(t *testing.T, cell string) float64 {
+	t.Helper()
+	scale := 1.0
+	switch {
+	case strings.HasSuffix(cell, "ms"):
+		cell = strings.TrimSuffix(cell, "ms")
+	case strings.HasSuffix(cell, "s"):
+		cell, scale = strings.TrimSuffix(cell, "s"), 1000
+	}
+	v, err := strconv.ParseFloat(cell, 64)
+	if err != nil {
+		t.Fatalf("cell %q is not a time: %v", cell, err)
+	}
+	return v * scale
+}
+
+func parseX(t *testing.T, cell string) float64 {
+	t.Helper()
+	v, err := strconv.ParseFloat(strings.TrimSuffix(cell, "×"), 64)
+	if err != nil {
+		t.Fatalf("cell %q is not a ratio: %v", cell, err)
+	}
+	return v
+}
+
+// TestBenchSummarize checks that ratios are medians of the ratios within
+// each run, not ratios of the medians: the machine is noisy, and a pair
+// measured back to back shares its noise.
+func TestBenchSummarize(t *testing.T) {
+	d := func(ms float64) *time.Duration { v := time.Duration(ms * float64(time.Millisecond)); return &v }
+	rounds := []benchRound{
+		{native: *d(10), nativeDebug: *d(20), instrument: d(30), instrumentFrames: 1000, delve: d(1000)},
+		{native: *d(20), nativeDebug: *d(30), instrument: d(40), instrumentFrames: 1000, delve: d(3000)},
+		{native: *d(40), nativeDebug: *d(50), instrument: d(80), instrumentFrames: 1000, delve: d(2000)},
+	}
+	var r benchResult
+	summarize(&r, rounds)
+	check := func(name string, got *float64, want float64) {
+		t.Helper()
+		if got == nil || !near(*got, want) {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
+	}
+	check("native", &r.NativeMS, 20)
+	check("native -N -l", &r.NativeDebugMS, 30)
+	check("instrument", r.InstrumentMS, 40)
+	check("delve", r.DelveMS, 2000)
+	// per-run ratios 3, 2, 2 (median 2; the ratio of the medians is 2 too)
+	check("instrument ×native", r.InstrumentX, 2)
+	// per-run 100, 150, 50: median 100, while the medians give 2000/20 = 100
+	check("delve ×native", r.DelveX, 100)
+	// per-run 33.3, 75, 25: median 33.3; the ratio of the medians is 50
+	check("delve/instr", r.DelveOverInstrument, 1000.0/30)
+	if r.Frames != 1000 || r.DlvTraceMS != nil || r.DlvTraceX != nil {
+		t.Errorf("frames %d, dlv trace %v %v: want 1000, none", r.Frames, r.DlvTraceMS, r.DlvTraceX)
+	}
+	if m := median([]float64{4, 1, 3, 2}); m == nil || *m != 2.5 {
+		t.Errorf("median of 4 1 3 2 = %v, want 2.5", m)
+	}
+}
+
+func TestBenchExtrapolate(t *testing.T) {
+	// 1 frame in 500ms, 1,001 frames in 1.5s: 1ms a frame after the fixed
+	// cost, so 100,001 frames take 100.5s.
+	got := extrapolate(500*time.Millisecond, 1500*time.Millisecond, 1001, 100_001)
+	if want := 100500 * time.Millisecond; got != want {
+		t.Errorf("extrapolate = %s, want %s", got, want)
+	}
+	if got := extrapolate(time.Second, 2*time.Second, 10, 5); got != 2*time.Second {
+		t.Errorf("a run that was not cut is its own figure: got %s", got)
+	}
+}
+
+func TestBenchBadFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bench", "-run", "nomatch"}, "matches no benchmark program"},
+		{[]string{"bench", "-n", "0"}, "-n and -max-frames must be at least 1"},
+		{[]string{"bench", "-run", "("}, "-run:"},
+		{[]string{"bench", "stray"}, `unexpected argument "stray"`},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), append(c.args, "-C", repoRoot(t)), strings.NewReader(""), &stdout, &stderr)
+		if code != 2 || !strings.Contains(stderr.String(), c.want) {
+			t.Errorf("adi %s: exit %d, stderr %q; want exit 2 and %q", strings.Join(c.args, " "), code, stderr.String(), c.want)
+		}
+	}
+}
