@@ -1,0 +1,147 @@
+// Where the adi session is: after each stop the views share one look at
+// the Call Stack (the inspected frame, its line, its callers) and the run's
+// outcome, so that each view asks the adapter only for its own data.
+
+import * as vscode from 'vscode';
+import { fidOfFrameName, isTruncatedAnswer } from './model';
+import { Failures, OutcomeJSON, failuresOf } from './modelTree';
+
+/** The parts of the core's AdiSessions (extension/src/sessions.ts) the views use. */
+export interface AdiSessionsLike {
+  active(): vscode.DebugSession | undefined;
+  onDidStop: vscode.Event<{ session: vscode.DebugSession; body: any }>;
+  onDidEnd: vscode.Event<vscode.DebugSession>;
+}
+
+/** The session's position after a stop. */
+export interface Position {
+  session: vscode.DebugSession;
+  /** Counts the stops of all sessions: a view drops answers for an older one. */
+  serial: number;
+  /** The inspected frame and the statement's line and file (0 and '' when unknown). */
+  fid: string;
+  line: number;
+  file: string;
+  /** The inspected frame's callers, the inspected frame first and its root last. */
+  chain: string[];
+  reason: string;
+  failures: Failures;
+}
+
+interface StackFrameLike {
+  id: number;
+  name: string;
+  line: number;
+  source?: { path?: string };
+}
+
+/** Sends an adi request and returns its body; a too-large answer is an error saying so. */
+export async function adiRequest<T>(session: vscode.DebugSession, command: string, args: object = {}): Promise<T> {
+  const body = await session.customRequest(command, args);
+  if (isTruncatedAnswer(body)) throw new TooLarge(body.note);
+  return body as T;
+}
+
+export class TooLarge extends Error {}
+
+/** Tracks the active adi session's position and tells the views. */
+export class Positions implements vscode.Disposable {
+  private readonly emitter = new vscode.EventEmitter<Position | undefined>();
+  readonly onDidChange = this.emitter.event;
+  private serial = 0;
+  private last: Position | undefined;
+  private readonly outcomes = new Map<string, Promise<Failures>>();
+  private readonly disposables: vscode.Disposable[] = [this.emitter];
+
+  constructor(sessions: AdiSessionsLike) {
+    this.disposables.push(
+      sessions.onDidStop((e) => void this.stopped(e.session, e.body)),
+      sessions.onDidEnd((s) => this.ended(s)),
+    );
+  }
+
+  get current(): Position | undefined {
+    return this.last;
+  }
+
+  private ended(s: vscode.DebugSession): void {
+    this.outcomes.delete(s.id);
+    if (this.last?.session.id === s.id) {
+      this.last = undefined;
+      this.serial++;
+      this.emitter.fire(undefined);
+    }
+  }
+
+  private failures(s: vscode.DebugSession): Promise<Failures> {
+    let p = this.outcomes.get(s.id);
+    if (!p) {
+      p = adiRequest<OutcomeJSON>(s, 'adi/outcome').then(failuresOf, () => failuresOf(undefined));
+      this.outcomes.set(s.id, p);
+    }
+    return p;
+  }
+
+  private async stopped(session: vscode.DebugSession, body: any): Promise<void> {
+    const serial = ++this.serial;
+    try {
+      const threadId = typeof body?.threadId === 'number' ? body.threadId : 1;
+      const st = await session.customRequest('stackTrace', { threadId, startFrame: 0, levels: 0 });
+      const frames: StackFrameLike[] = st?.stackFrames ?? [];
+      const chain = frames.map((f) => fidOfFrameName(f.name) ?? '').filter((f) => f !== '');
+      const total: number = st?.totalFrames ?? frames.length;
+      if (total > frames.length) {
+        // A deeper stack than one answer carries: its root is on the last page.
+        const tail = await session.customRequest('stackTrace', { threadId, startFrame: total - 1, levels: 1 });
+        const root = fidOfFrameName(tail?.stackFrames?.[0]?.name ?? '');
+        if (root) chain.push(root);
+      }
+      const failures = await this.failures(session);
+      if (serial !== this.serial || chain.length === 0) return;
+      const top = frames[0];
+      this.last = {
+        session, serial, fid: chain[0], line: top?.line ?? 0, file: top?.source?.path ?? '', chain,
+        reason: String(body?.reason ?? ''), failures,
+      };
+      this.emitter.fire(this.last);
+    } catch (err) {
+      if (serial === this.serial) {
+        // The session may be ending; the views say what they can.
+        console.warn('adi views: reading the position failed:', err);
+      }
+    }
+  }
+
+  dispose(): void {
+    for (const d of this.disposables.splice(0)) d.dispose();
+  }
+}
+
+/** Moves the session to a frame: the editor, Call Stack and Variables follow its stopped event. */
+export async function goToFrame(session: vscode.DebugSession | undefined, fid: string): Promise<void> {
+  if (!session) {
+    void vscode.window.showWarningMessage('adi: no adi debug session: start one from Run and Debug (type "adi") first.');
+    return;
+  }
+  try {
+    await session.customRequest('adi/stepInto', { fid });
+  } catch (err) {
+    void vscode.window.showErrorMessage(`adi: cannot go to ${fid}: ${errorText(err)}`);
+  }
+}
+
+export function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** Opens file at line (1-based) in an editor. */
+export async function revealLine(file: string, line: number, preserveFocus = false): Promise<void> {
+  if (!file || line < 1) return;
+  try {
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
+    const pos = new vscode.Position(line - 1, 0);
+    await vscode.window.showTextDocument(doc, { selection: new vscode.Range(pos, pos), preserveFocus, preview: true });
+  } catch (err) {
+    void vscode.window.showErrorMessage(`adi: cannot open ${file}:${line}: ${errorText(err)}`);
+  }
+}
