@@ -181,3 +181,29 @@ export function locate(file: string, root: string | undefined, pkgDir: string | 
   }
   return path.join(root ?? pkgDir ?? '.', file);
 }
+
+/**
+ * The command that re-runs what a launch configuration recorded, without
+ * adi: `go test -count=1 … -run …` (no cached result), `go run …`, or the
+ * binary. go is the go command to use.
+ */
+export function rerunCommand(c: LaunchConfig, go: string): { file: string; args: string[]; cwd: string } {
+  const program = c.program ?? '.';
+  const abs = !path.isAbsolute(program) && c.cwd ? path.join(c.cwd, program) : program;
+  const dir = c.cwd || (c.mode === 'exec' ? path.dirname(abs) : abs);
+  const flags = c.buildFlags ?? [];
+  switch (c.mode ?? 'test') {
+    case 'run':
+      return { file: go, args: ['run', ...flags, abs, ...(c.args ?? [])], cwd: dir };
+    case 'exec':
+      return { file: abs, args: [...(c.args ?? [])], cwd: dir };
+  }
+  const args = ['test', '-count=1', ...flags, abs];
+  if (c.testRun) {
+    args.push('-run', c.testRun);
+  }
+  if (c.args && c.args.length) {
+    args.push('-args', ...c.args);
+  }
+  return { file: go, args, cwd: dir };
+}

@@ -1,7 +1,13 @@
 // The adi extension: debug Go with adi from VS Code.
 import * as vscode from 'vscode';
+import { ChatPanel, errorText } from './chat';
+import { TestCodeLens } from './codelens';
+import { Controller, TestTarget } from './controller';
 import { AdiConfigurationProvider, AdiDescriptorFactory, installAdi, SECRET_KEY } from './debug';
+import { registerTools } from './lmtools';
+import { registerParticipant } from './participant';
 import { AdiSessions } from './sessions';
+import { activateViews } from './views';
 
 export function activate(context: vscode.ExtensionContext): void {
   const log = vscode.window.createOutputChannel('adi');
@@ -35,6 +41,59 @@ export function activate(context: vscode.ExtensionContext): void {
     }),
     vscode.commands.registerCommand('adi.buildAdapter', () => installAdi()),
   );
+
+  const ctl = new Controller(sessions, log);
+  const chat = new ChatPanel(context, ctl, log);
+  context.subscriptions.push(
+    chat,
+    vscode.languages.registerCodeLensProvider({ language: 'go', scheme: 'file', pattern: '**/*_test.go' }, new TestCodeLens()),
+    vscode.commands.registerCommand('adi.openChat', () => chat.show()),
+    vscode.commands.registerCommand('adi.diagnoseTest', (arg?: TestTarget) => chat.diagnoseTest(arg)),
+    vscode.commands.registerCommand('adi.debugTest', async (arg?: TestTarget) => {
+      const t = ctl.target(arg);
+      if ('error' in t) {
+        void vscode.window.showErrorMessage(t.error);
+        return;
+      }
+      try {
+        await ctl.start(t.file, t.test, false);
+      } catch (e) {
+        void vscode.window.showErrorMessage('adi: ' + errorText(e));
+      }
+    }),
+  );
+  activateViews(context, sessions);
+  watchSources(context, sessions);
+  const extras = [registerParticipant(context, ctl) ? '@adi chat participant' : '', registerTools(context, sessions) ? 'language-model tools' : '']
+    .filter((x) => x !== '');
+  log.appendLine(`adi activated${extras.length ? ' with ' + extras.join(' and ') : ' (no chat API here: no @adi participant, no language-model tools)'}`);
+}
+
+/**
+ * On adi/sourceChanged, offer to record again: the session is stopped and
+ * started anew with the same configuration (VS Code keeps the
+ * breakpoints). One offer per session at a time.
+ */
+function watchSources(context: vscode.ExtensionContext, sessions: AdiSessions): void {
+  const offering = new Set<string>();
+  context.subscriptions.push(sessions.onSourceChanged(async ({ session }) => {
+    if (offering.has(session.id)) {
+      return;
+    }
+    offering.add(session.id);
+    try {
+      const pick = await vscode.window.showWarningMessage('Sources changed since the recording — re-record?', 'Re-record');
+      if (pick !== 'Re-record' || !sessions.all().some((s) => s.id === session.id)) {
+        return;
+      }
+      const config = { ...session.configuration };
+      const folder = session.workspaceFolder;
+      await vscode.debug.stopDebugging(session);
+      await vscode.debug.startDebugging(folder, config);
+    } finally {
+      offering.delete(session.id);
+    }
+  }));
 }
 
 export function deactivate(): void {
