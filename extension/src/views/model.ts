@@ -297,7 +297,7 @@ export interface StepHint {
  * the line (the top of the Call Stack), not the statement: a line runs many
  * times in a loop, so the hint of the previous stop picks among the
  * candidates: in the same frame the one nearest the previous statement
- * (next and step back move by one), in the caller of the previous frame the
+ * (next and step back move by one; forward at equal distance), in the caller of the previous frame the
  * statement that called it (step out), at a panic the last, else the first.
  * -1 when no statement is on that line.
  */
@@ -310,7 +310,11 @@ export function pickStep(flt: FLTJSON, line: number, prev?: StepHint, reason?: s
   if (cands.length === 0) return -1;
   if (prev && prev.fid === flt.fid && prev.step >= 0) {
     let best = cands[0];
-    for (const c of cands) if (Math.abs(c - prev.step) < Math.abs(best - prev.step)) best = c;
+    for (const c of cands) {
+      const d = Math.abs(c - prev.step) - Math.abs(best - prev.step);
+      // At equal distance forward wins: next is the usual move.
+      if (d < 0 || (d === 0 && c > prev.step)) best = c;
+    }
     return best;
   }
   if (prev) {
@@ -398,7 +402,7 @@ export function webviewDocument(opts: { nonce: string; cspSource: string; title:
 <html lang="en">
 <head>
 <meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${escapeHtml(csp)}">
+<meta http-equiv="Content-Security-Policy" content="${csp.replace(/"/g, '&quot;')}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
 <title>${escapeHtml(opts.title)}</title>
 <style nonce="${opts.nonce}">${opts.style}</style>
