@@ -1,0 +1,239 @@
+// Package instrument rewrites copies of a Go program's own source files so
+// that every function, method, closure and init of the main module calls
+// entry and exit hooks, for adi's instrumenting recorder. The user's files
+// are never touched: the copies and the hooks' runtime (package adirt,
+// embedded here) are given to the go command with -overlay.
+//
+// Line numbers stay exact: every insertion is on an existing line (after
+// the opening brace of a body, before a go statement, around a call of
+// recover, after the package clause). Files that cannot be rewritten safely
+// (cgo, //line directives, //go:linkname) and functions with directives
+// such as //go:nosplit are left as they are, with a note.
+package instrument
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+//go:embed rt/*.go rt/*.s
+var rtFS embed.FS
+
+// RuntimeModule is the module path of the runtime package: a module in
+// the work directory that the overlay's copy of go.mod requires and
+// replaces. (A package directory that exists only in an overlay cannot hold
+// assembly.)
+const RuntimeModule = "adi.invalid/adirt"
+
+// Options say what to instrument.
+type Options struct {
+	// Dir is where the go command runs.
+	Dir string
+	// BuildFlags are the target's build flags (as for go list).
+	BuildFlags []string
+	// Targets are the package or the .go files, as for go list.
+	Targets []string
+	// Test includes the test files of the target package.
+	Test bool
+}
+
+// Result is an instrumented build's overlay.
+type Result struct {
+	// Overlay is the path of the JSON file for -overlay.
+	Overlay string
+	// Sites are the instrumented functions, by the id their hooks pass.
+	Sites []Site
+	// Packages are the instrumented packages' import paths.
+	Packages []string
+	// Skipped lists what was left uninstrumented, and why, one per line.
+	Skipped []string
+	// ModulePath is the main module's path.
+	ModulePath string
+}
+
+// listed is what Instrument reads from go list.
+type listed struct {
+	Dir        string
+	ImportPath string
+	Name       string
+	ForTest    string
+	Module     *struct {
+		Path, Dir string
+		Main      bool
+	}
+	GoFiles        []string
+	CgoFiles       []string
+	TestGoFiles    []string
+	XTestGoFiles   []string
+	IgnoredGoFiles []string
+	SFiles         []string
+	DepOnly        bool
+}
+
+// Instrument writes the rewritten files and the overlay into work.
+func Instrument(ctx context.Context, opts Options, work string) (*Result, error) {
+	args := []string{"list", "-e", "-deps", "-json=Dir,ImportPath,Name,ForTest,Module,GoFiles,CgoFiles,TestGoFiles,XTestGoFiles,IgnoredGoFiles,SFiles,DepOnly"}
+	if opts.Test {
+		args = append(args, "-test")
+	}
+	args = append(args, opts.BuildFlags...)
+	args = append(args, opts.Targets...)
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = opts.Dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("go list for instrumenting: %v: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	var pkgs []*listed
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var p listed
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			return nil, fmt.Errorf("reading go list output: %w", err)
+		}
+		pkgs = append(pkgs, &p)
+	}
+	res := &Result{}
+	var modDir string
+	for _, p := range pkgs {
+		if p.Module != nil && p.Module.Main {
+			res.ModulePath, modDir = p.Module.Path, p.Module.Dir
+			break
+		}
+	}
+	if res.ModulePath == "" || modDir == "" {
+		return nil, errors.New("the target is not in a module: the instrumenting recorder needs one (go.mod)")
+	}
+	rtImport := RuntimeModule
+	overlay := map[string]string{}
+	files := map[string]bool{}
+	pkgSet := map[string]bool{"main": true}
+	if err := os.MkdirAll(filepath.Join(work, "src"), 0o755); err != nil {
+		return nil, err
+	}
+	n := 0
+	for _, p := range pkgs {
+		if p.Module == nil || !p.Module.Main || strings.HasSuffix(p.ImportPath, ".test") {
+			continue
+		}
+		path := p.ImportPath
+		if i := strings.Index(path, " ["); i >= 0 {
+			path = path[:i]
+		}
+		pkgSet[path] = true
+		list := append([]string{}, p.GoFiles...)
+		if opts.Test && !p.DepOnly {
+			list = append(list, p.TestGoFiles...)
+			list = append(list, p.XTestGoFiles...)
+		}
+		for _, f := range p.CgoFiles {
+			res.Skipped = append(res.Skipped, fmt.Sprintf("%s: not instrumented (uses cgo)", filepath.Join(p.Dir, f)))
+		}
+		for _, f := range p.IgnoredGoFiles {
+			res.Skipped = append(res.Skipped, fmt.Sprintf("%s: not instrumented (excluded by build constraints)", filepath.Join(p.Dir, f)))
+		}
+		for _, f := range p.SFiles {
+			res.Skipped = append(res.Skipped, fmt.Sprintf("%s: not instrumented (assembly)", filepath.Join(p.Dir, f)))
+		}
+		for _, f := range list {
+			abs := filepath.Join(p.Dir, f)
+			if files[abs] || !strings.HasSuffix(f, ".go") {
+				continue
+			}
+			files[abs] = true
+			src, err := os.ReadFile(abs)
+			if err != nil {
+				return nil, err
+			}
+			text, sites, notes, skip := rewriteFile(abs, src, len(res.Sites), rtImport)
+			res.Skipped = append(res.Skipped, notes...)
+			if skip != "" {
+				if skip != "no function bodies to instrument" {
+					res.Skipped = append(res.Skipped, fmt.Sprintf("%s: not instrumented (%s)", abs, skip))
+				}
+				continue
+			}
+			res.Sites = append(res.Sites, sites...)
+			n++
+			dst := filepath.Join(work, "src", strconv.Itoa(n)+"_"+f)
+			if err := os.WriteFile(dst, text, 0o644); err != nil {
+				return nil, err
+			}
+			overlay[abs] = dst
+		}
+	}
+	for p := range pkgSet {
+		res.Packages = append(res.Packages, p)
+	}
+	sort.Strings(res.Packages)
+	if len(res.Sites) == 0 {
+		return nil, errors.New("no function of the target could be instrumented")
+	}
+	// The runtime, as a module of its own in the work directory.
+	rtDir := filepath.Join(work, "rt")
+	if err := os.MkdirAll(rtDir, 0o755); err != nil {
+		return nil, err
+	}
+	entries, err := rtFS.ReadDir("rt")
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		b, err := rtFS.ReadFile("rt/" + name)
+		if err != nil {
+			return nil, err
+		}
+		if name == "pkgs.go" {
+			var q []string
+			for _, p := range res.Packages {
+				q = append(q, strconv.Quote(p))
+			}
+			b = []byte("package adirt\n\nvar userPkgs = []string{" + strings.Join(q, ", ") + "}\n")
+		}
+		if err := os.WriteFile(filepath.Join(rtDir, name), b, 0o644); err != nil {
+			return nil, err
+		}
+	}
+	if err := os.WriteFile(filepath.Join(rtDir, "go.mod"), []byte("module "+RuntimeModule+"\n\ngo 1.21\n"), 0o644); err != nil {
+		return nil, err
+	}
+	gomod := filepath.Join(modDir, "go.mod")
+	mod, err := os.ReadFile(gomod)
+	if err != nil {
+		return nil, fmt.Errorf("reading the main module's go.mod: %w", err)
+	}
+	mod = fmt.Appendf(mod, "\nrequire %s v0.0.0\n\nreplace %s => %s\n", RuntimeModule, RuntimeModule, rtDir)
+	modCopy := filepath.Join(work, "go.mod")
+	if err := os.WriteFile(modCopy, mod, 0o644); err != nil {
+		return nil, err
+	}
+	overlay[gomod] = modCopy
+	res.Overlay = filepath.Join(work, "overlay.json")
+	b, err := json.Marshal(map[string]any{"Replace": overlay})
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(res.Overlay, b, 0o644); err != nil {
+		return nil, err
+	}
+	return res, nil
+}

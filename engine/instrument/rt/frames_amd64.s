@@ -1,0 +1,38 @@
+#include "textflag.h"
+
+// func frames() (gp, pcF, pcCaller, bpF, bpCaller uintptr)
+//
+// Called by a hook (a Go function with a frame) that was called by the
+// instrumented function F: BP is the hook's frame pointer.
+TEXT ·frames(SB), NOSPLIT, $0-40
+	MOVQ (TLS), AX
+	MOVQ AX, gp+0(FP)
+	MOVQ 8(BP), DX
+	MOVQ DX, pcF+8(FP)
+	MOVQ (BP), CX
+	MOVQ CX, bpF+24(FP)
+	MOVQ 8(CX), DX
+	MOVQ DX, pcCaller+16(FP)
+	MOVQ (CX), DX
+	MOVQ DX, bpCaller+32(FP)
+	RET
+
+// func exitFrames() (gp, pc uintptr)
+//
+// Called by an exit hook X that a deferwrap called: pc is the return
+// address into the deferwrap's caller (F itself, runtime.deferreturn,
+// runtime.gopanic or runtime.Goexit).
+TEXT ·exitFrames(SB), NOSPLIT, $0-16
+	MOVQ (TLS), AX
+	MOVQ AX, gp+0(FP)
+	MOVQ (BP), CX
+	MOVQ 8(CX), DX
+	MOVQ DX, pc+8(FP)
+	RET
+
+// func peek(addr uintptr) uintptr
+TEXT ·peek(SB), NOSPLIT, $0-16
+	MOVQ addr+0(FP), AX
+	MOVQ (AX), AX
+	MOVQ AX, ret+8(FP)
+	RET

@@ -1,0 +1,191 @@
+//go:build amd64
+
+package adirt
+
+// The hooks the instrumenter inserts. Each gets the addresses of the
+// arguments (or results): a hook must be called directly by the
+// instrumented function (entry, Go) or by its deferwrap (exit), since it
+// finds the frames by their frame pointers.
+
+// frames returns the current g and, for the hook's caller F: a PC in F,
+// the return address into F's caller, F's frame pointer and its caller's.
+func frames() (gp, pcF, pcCaller, bpF, bpCaller uintptr)
+
+// exitFrames returns the current g and the return address into the caller
+// of the exit hook's deferwrap.
+func exitFrames() (gp, pc uintptr)
+
+// peek reads the word at addr (an address in the goroutine's stack).
+func peek(addr uintptr) uintptr
+
+// E0 to E4 and EN record the entry of the calling function, site being its
+// index in the instrumenter's table, a0… the addresses of its arguments.
+//
+//go:noinline
+func E0(site uint64) F {
+	gp, pcF, pcC, bpF, bpC := frames()
+	f, _ := enter(site, gp, pcF, pcC, bpF, bpC)
+	return f
+}
+
+//go:noinline
+func E1(site uint64, a0 any) F {
+	gp, pcF, pcC, bpF, bpC := frames()
+	f, s := enter(site, gp, pcF, pcC, bpF, bpC)
+	if s != nil {
+		s.uvarint(1)
+		s.value(a0)
+	}
+	return f
+}
+
+//go:noinline
+func E2(site uint64, a0, a1 any) F {
+	gp, pcF, pcC, bpF, bpC := frames()
+	f, s := enter(site, gp, pcF, pcC, bpF, bpC)
+	if s != nil {
+		s.uvarint(2)
+		s.value(a0)
+		s.value(a1)
+	}
+	return f
+}
+
+//go:noinline
+func E3(site uint64, a0, a1, a2 any) F {
+	gp, pcF, pcC, bpF, bpC := frames()
+	f, s := enter(site, gp, pcF, pcC, bpF, bpC)
+	if s != nil {
+		s.uvarint(3)
+		s.value(a0)
+		s.value(a1)
+		s.value(a2)
+	}
+	return f
+}
+
+//go:noinline
+func E4(site uint64, a0, a1, a2, a3 any) F {
+	gp, pcF, pcC, bpF, bpC := frames()
+	f, s := enter(site, gp, pcF, pcC, bpF, bpC)
+	if s != nil {
+		s.uvarint(4)
+		s.value(a0)
+		s.value(a1)
+		s.value(a2)
+		s.value(a3)
+	}
+	return f
+}
+
+//go:noinline
+func EN(site uint64, as ...any) F {
+	gp, pcF, pcC, bpF, bpC := frames()
+	f, s := enter(site, gp, pcF, pcC, bpF, bpC)
+	if s != nil {
+		if len(as) > 32 {
+			as = as[:32]
+		}
+		s.uvarint(uint64(len(as)))
+		for _, a := range as {
+			s.value(a)
+		}
+	}
+	return f
+}
+
+// X0 to X3 and XN record the exit of the frame f, r0… the addresses of
+// its results. They are deferred first, so they run last.
+//
+//go:noinline
+func X0(f F) {
+	if f.g == nil {
+		return
+	}
+	_, pc := exitFrames()
+	if leave(f, pc) {
+		f.g.uvarint(0)
+	}
+}
+
+//go:noinline
+func X1(f F, r0 any) {
+	if f.g == nil {
+		return
+	}
+	_, pc := exitFrames()
+	if leave(f, pc) {
+		f.g.uvarint(1)
+		f.g.value(r0)
+	}
+}
+
+//go:noinline
+func X2(f F, r0, r1 any) {
+	if f.g == nil {
+		return
+	}
+	_, pc := exitFrames()
+	if leave(f, pc) {
+		f.g.uvarint(2)
+		f.g.value(r0)
+		f.g.value(r1)
+	}
+}
+
+//go:noinline
+func X3(f F, r0, r1, r2 any) {
+	if f.g == nil {
+		return
+	}
+	_, pc := exitFrames()
+	if leave(f, pc) {
+		f.g.uvarint(3)
+		f.g.value(r0)
+		f.g.value(r1)
+		f.g.value(r2)
+	}
+}
+
+//go:noinline
+func XN(f F, rs ...any) {
+	if f.g == nil {
+		return
+	}
+	_, pc := exitFrames()
+	if leave(f, pc) {
+		if len(rs) > 32 {
+			rs = rs[:32]
+		}
+		f.g.uvarint(uint64(len(rs)))
+		for _, r := range rs {
+			f.g.value(r)
+		}
+	}
+}
+
+// Go records a go statement of the calling function, just before it runs.
+//
+//go:noinline
+func Go() {
+	if !enabled || stopped.Load() {
+		return
+	}
+	gp, pcF, _, _, _ := frames()
+	s := lookup(gp)
+	if s == nil || len(s.stack) == 0 || !begin(s, recGo) {
+		return
+	}
+	s.uvarint(uint64(pcF))
+}
+
+// Rec records the value recover returned and returns it.
+//
+//go:noinline
+func Rec(v any) any {
+	if v != nil {
+		gp, _, _, _, _ := frames()
+		rec(gp, v)
+	}
+	return v
+}

@@ -1,0 +1,5 @@
+package adirt
+
+// userPkgs are the instrumented packages. The instrumenter replaces this
+// file in the overlay with the list of the target's packages.
+var userPkgs = []string{"main"}
