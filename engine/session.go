@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -19,6 +20,10 @@ type Breakpoint struct {
 	Func string
 	Cond string
 	cond *cond.Cond
+	// seqs are the Seqs of the frames it matches, in order: T does not
+	// change, so Break evaluates the condition once on every frame of
+	// Func and continue and prev search these lists.
+	seqs []int
 }
 
 // Nav is the answer of a navigation command: the FLT of the inspected frame
@@ -131,10 +136,12 @@ func (s *Session) Break(fn, src string) (int, error) {
 		}
 		bp.cond = c
 	}
-	n, err := s.countMatches(bp)
+	seqs, err := s.matchSeqs(bp)
 	if err != nil {
 		return 0, err
 	}
+	n := len(seqs)
+	bp.seqs = seqs
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, b := range s.bps {
@@ -166,11 +173,12 @@ func (s *Session) names(fn string) []string {
 	return out
 }
 
-// countMatches counts the frames bp matches. A condition that fails to
-// evaluate on every frame is an error (it is wrong for this function); on
-// some frames it is a non-match there.
-func (s *Session) countMatches(bp Breakpoint) (int, error) {
-	n, failures := 0, 0
+// matchSeqs returns the Seqs of the frames bp matches, in order. A
+// condition that fails to evaluate on every frame is an error (it is wrong
+// for this function); on some frames it is a non-match there.
+func (s *Session) matchSeqs(bp Breakpoint) ([]int, error) {
+	var seqs []int
+	failures := 0
 	var first error
 	fs := s.rec.Invocations(bp.Func)
 	for _, f := range fs {
@@ -183,13 +191,13 @@ func (s *Session) countMatches(bp Breakpoint) (int, error) {
 			continue
 		}
 		if ok {
-			n++
+			seqs = append(seqs, f.Seq)
 		}
 	}
 	if failures > 0 && failures == len(fs) {
-		return 0, fmt.Errorf("condition %q cannot be evaluated on %s: %w", bp.Cond, bp.Func, first)
+		return nil, fmt.Errorf("condition %q cannot be evaluated on %s: %w", bp.Cond, bp.Func, first)
 	}
-	return n, nil
+	return seqs, nil
 }
 
 // matches evaluates bp on frame f.
@@ -277,13 +285,7 @@ func (s *Session) move(ctx context.Context, dir int) (*Nav, error) {
 		return nil, ErrNoFrames
 	}
 	from := s.i
-	to := -1
-	for j := from + dir; j >= 0 && j < len(s.rec.Frames); j += dir {
-		if s.matchesB(s.rec.Frames[j]) {
-			to = j
-			break
-		}
-	}
+	to := s.nextMatch(from, dir)
 	bps := describeBreakpoints(s.bps)
 	s.mu.Unlock()
 	note := ""
@@ -314,23 +316,33 @@ func (s *Session) goTo(ctx context.Context, from, to int, note string) (*Nav, er
 	return &Nav{FLT: flt, Moved: to != from, Note: note}, nil
 }
 
-func (s *Session) matchesB(f *trace.Frame) bool {
+// nextMatch returns the Seq of the nearest frame after from (dir +1) or
+// before it (dir -1) that matches B, -1 if none: a binary search in each
+// breakpoint's list of matching frames. s.mu is held.
+func (s *Session) nextMatch(from, dir int) int {
+	to := -1
 	for _, b := range s.bps {
-		if ok, err := matches(b, f); err == nil && ok {
-			return true
+		if dir > 0 {
+			k, _ := slices.BinarySearch(b.seqs, from+1)
+			if k < len(b.seqs) && (to < 0 || b.seqs[k] < to) {
+				to = b.seqs[k]
+			}
+			continue
+		}
+		k, _ := slices.BinarySearch(b.seqs, from)
+		if k > 0 && b.seqs[k-1] > to {
+			to = b.seqs[k-1]
 		}
 	}
-	return false
+	return to
 }
 
 // FirstMatch returns the first frame of T that matches B.
 func (s *Session) FirstMatch() (*trace.Frame, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, f := range s.rec.Frames {
-		if s.matchesB(f) {
-			return f, true
-		}
+	if j := s.nextMatch(-1, +1); j >= 0 {
+		return s.rec.Frames[j], true
 	}
 	return nil, false
 }

@@ -2,6 +2,7 @@ package trace
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -46,6 +47,9 @@ type Recording struct {
 
 	byFID  map[FID]int
 	byFunc map[string][]int
+	// panicked are the Seqs of the frames that panicked (few, usually):
+	// renderings count the panicked callees of a wide frame from them.
+	panicked []int
 }
 
 // Index builds the look-up tables and the Parent/Children links. The recorder
@@ -53,12 +57,16 @@ type Recording struct {
 func (r *Recording) Index() {
 	r.byFID = make(map[FID]int, len(r.Frames))
 	r.byFunc = make(map[string][]int)
+	r.panicked = r.panicked[:0]
 	for i, f := range r.Frames {
 		f.Seq = i
 		f.Parent = -1
 		f.Children = f.Children[:0]
 		r.byFID[f.FID] = i
 		r.byFunc[f.FID.Func] = append(r.byFunc[f.FID.Func], i)
+		if f.Exit == Panicked {
+			r.panicked = append(r.panicked, i)
+		}
 	}
 	for i, f := range r.Frames {
 		if f.Caller.IsZero() {
@@ -84,6 +92,27 @@ func (f *Frame) RunOrder() uint64 {
 		return f.SpawnSeq
 	}
 	return f.EntrySeq
+}
+
+// panickedAmong counts the frames among seqs, callees of parent, that
+// panicked: from the list of panicked frames when it is the shorter (an
+// indexed recording), else by looking at each.
+func (r *Recording) panickedAmong(parent *Frame, seqs []int) int {
+	n := 0
+	if r.byFID == nil || len(r.panicked) >= len(seqs) {
+		for _, i := range seqs {
+			if r.Frames[i].Exit == Panicked {
+				n++
+			}
+		}
+		return n
+	}
+	for _, p := range r.panicked {
+		if f := r.Frames[p]; f.Parent == parent.Seq && f.Exit == Panicked && slices.Contains(seqs, p) {
+			n++
+		}
+	}
+	return n
 }
 
 // Lookup returns the frame with the given FID.

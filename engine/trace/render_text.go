@@ -244,15 +244,16 @@ func CallTreeText(r *Recording, root *Frame, depth int) string {
 
 func treeText(w *textWriter, r *Recording, f *Frame, depth, level int) {
 	indent := strings.Repeat("  ", level)
-	kids := childFrames(r, f)
+	kids := childSeqs(r, f)
 	if len(kids) == 0 {
 		return
 	}
 	if depth >= 0 && level > depth {
-		w.line(indent + moreText(kids, false))
+		w.line(indent + moreText(r, f, kids, false))
 		return
 	}
-	node := func(c *Frame) {
+	node := func(i int) {
+		c := r.Frames[i]
 		line := indent + callText(c)
 		if c.Spawn {
 			line = indent + "go " + callText(c) + " · goroutine " + strconv.FormatInt(c.Goroutine, 10)
@@ -269,22 +270,22 @@ func treeText(w *textWriter, r *Recording, f *Frame, depth, level int) {
 	for _, c := range kids[:treeHead] {
 		node(c)
 	}
-	w.line(indent + moreText(kids[treeHead:len(kids)-treeTail], true))
+	w.line(indent + moreText(r, f, kids[treeHead:len(kids)-treeTail], true))
 	for _, c := range kids[len(kids)-treeTail:] {
 		node(c)
 	}
 }
 
-// moreText counts hidden callees: "… 3 more calls", naming the first and
-// last hidden fid when they sit between shown ones, and counting those that
-// panicked.
-func moreText(hidden []*Frame, span bool) string {
+// moreText counts hidden callees of parent (their Seqs): "… 3 more calls",
+// naming the first and last hidden fid when they sit between shown ones,
+// and counting those that panicked.
+func moreText(r *Recording, parent *Frame, hidden []int, span bool) string {
 	s := fmt.Sprintf("… %d more %s", len(hidden), plural(len(hidden), "call", "calls"))
 	var notes []string
 	if span {
-		notes = append(notes, shortFID(hidden[0].FID)+" … "+shortFID(hidden[len(hidden)-1].FID))
+		notes = append(notes, shortFID(r.Frames[hidden[0]].FID)+" … "+shortFID(r.Frames[hidden[len(hidden)-1]].FID))
 	}
-	if n := countPanicked(hidden); n > 0 {
+	if n := r.panickedAmong(parent, hidden); n > 0 {
 		notes = append(notes, fmt.Sprintf("✗ %d panicked", n))
 	}
 	if len(notes) > 0 {
@@ -509,18 +510,24 @@ func joinFIDs(fids []FID) string {
 	return strings.Join(parts, ", ")
 }
 
-// childFrames returns f's callees in order; r may be nil.
-func childFrames(r *Recording, f *Frame) []*Frame {
+// childSeqs returns the Seqs of f's callees in order (f.Children without
+// any outside r, which a well-formed recording has not); nil for a nil r.
+func childSeqs(r *Recording, f *Frame) []int {
 	if r == nil {
 		return nil
 	}
-	out := make([]*Frame, 0, len(f.Children))
 	for _, i := range f.Children {
-		if i >= 0 && i < len(r.Frames) {
-			out = append(out, r.Frames[i])
+		if i < 0 || i >= len(r.Frames) {
+			out := make([]int, 0, len(f.Children))
+			for _, j := range f.Children {
+				if j >= 0 && j < len(r.Frames) {
+					out = append(out, j)
+				}
+			}
+			return out
 		}
 	}
-	return out
+	return f.Children
 }
 
 // rootFrames returns the frames without a recorded caller.

@@ -1,0 +1,323 @@
+package engine
+
+import (
+	"context"
+	"runtime"
+	"strconv"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/adi-go/adi/engine/trace"
+)
+
+// navFrames is the size of the synthetic recording of the navigation
+// benchmarks.
+const navFrames = 1_000_000
+
+// synth builds recordings frame by frame in order of entry.
+type synth struct {
+	rec    *trace.Recording
+	counts map[string]int
+	seq    uint64
+}
+
+func (s *synth) next() uint64 { s.seq++; return s.seq }
+
+// enter appends the entry of fn called by caller (nil for a root) on
+// goroutine g with the int argument n.
+func (s *synth) enter(fn string, caller *trace.Frame, g int64, n int) *trace.Frame {
+	s.counts[fn]++
+	f := &trace.Frame{
+		FID:       trace.FID{Func: fn, Index: s.counts[fn]},
+		Goroutine: g,
+		Decl:      trace.Pos{File: "/src/app/main.go", Line: 10 + len(fn)},
+		Args:      []trace.Value{{Name: "n", Type: "int", Kind: trace.KindInt, Text: strconv.Itoa(n)}},
+		EntrySeq:  s.next(),
+		Exit:      trace.Returned,
+	}
+	if caller != nil {
+		f.Caller = caller.FID
+		f.CallSite = trace.Pos{File: "/src/app/main.go", Line: caller.Decl.Line + 2}
+	}
+	s.rec.Frames = append(s.rec.Frames, f)
+	return f
+}
+
+func (s *synth) exit(f *trace.Frame, r int) {
+	f.Results = []trace.Value{{Name: "~r0", Type: "int", Kind: trace.KindInt, Text: strconv.Itoa(r)}}
+	f.ExitSeq = s.next()
+}
+
+func (s *synth) fib(caller *trace.Frame, n int) int {
+	f := s.enter("main.fib", caller, 1, n)
+	r := n
+	if n >= 2 {
+		r = s.fib(f, n-1) + s.fib(f, n-2)
+	}
+	s.exit(f, r)
+	return r
+}
+
+// syntheticRecording builds a recording of exactly frames frames shaped
+// like a real run: main.main calls main.load in a wide loop (each load
+// calling main.parseLine), runs a doubly recursive main.fib(25) (242,785
+// frames, 25 deep), a linear recursion main.descend 5,000 deep, then
+// spawns 16 worker goroutines whose loops call main.handle (calling
+// main.decode and main.checksum), their frames interleaved in order of
+// entry. main.rare is called three times: near the start, in the middle
+// and at the very end.
+func syntheticRecording(frames int) *trace.Recording {
+	s := &synth{rec: &trace.Recording{}, counts: map[string]int{}}
+	main := s.enter("main.main", nil, 1, 0)
+	s.exit(s.enter("main.rare", main, 1, 1), 1)
+	const workers, perItem = 16, 3
+	fixed := 1 + 1 + 242_785 + 5_000 + 1 + 1 + workers // main, rare×3, fib, descend, worker roots
+	loadFrames := 2 * 100_000
+	items := (frames - fixed - loadFrames) / (workers * perItem)
+	loadFrames = frames - fixed - items*workers*perItem
+	for i := 0; i < loadFrames/2; i++ {
+		l := s.enter("main.load", main, 1, i)
+		s.exit(s.enter("main.parseLine", l, 1, i), i%80)
+		s.exit(l, i)
+	}
+	if loadFrames%2 == 1 {
+		s.exit(s.enter("main.load", main, 1, -1), -1)
+	}
+	s.fib(main, 25)
+	s.exit(s.enter("main.rare", main, 1, 2), 2)
+	var chain []*trace.Frame
+	for d, caller := 0, main; d < 5_000; d++ {
+		caller = s.enter("main.descend", caller, 1, d)
+		chain = append(chain, caller)
+	}
+	for i := len(chain) - 1; i >= 0; i-- {
+		s.exit(chain[i], i)
+	}
+	ws := make([]*trace.Frame, workers)
+	for w := range ws {
+		f := s.enter("main.worker", main, int64(w+2), w)
+		f.Spawn, f.SpawnSeq = true, f.EntrySeq
+		ws[w] = f
+	}
+	for i := 0; i < items; i++ {
+		for w, wf := range ws {
+			h := s.enter("main.handle", wf, wf.Goroutine, i)
+			s.exit(s.enter("main.decode", h, wf.Goroutine, i), i*w)
+			s.exit(s.enter("main.checksum", h, wf.Goroutine, i), i^w)
+			s.exit(h, i)
+		}
+	}
+	for _, wf := range ws {
+		s.exit(wf, 0)
+	}
+	s.exit(s.enter("main.rare", main, 1, 3), 3)
+	s.exit(main, 0)
+	s.rec.Index()
+	return s.rec
+}
+
+// navSession is a session on the synthetic recording where the FLTs of
+// the frames of fns are given, not built (there is no program to
+// re-execute): navigation's cost is finding the frame. Moving to a frame
+// of another function fails (its FLT cannot be built).
+func navSession(tb testing.TB, rec *trace.Recording, fns ...string) *Session {
+	tb.Helper()
+	if len(rec.Frames) != navFrames {
+		tb.Fatalf("the synthetic recording has %d frames, want %d", len(rec.Frames), navFrames)
+	}
+	s := NewSession(rec, &Program{Path: "/nonexistent/app"}, Limits{}, time.Minute)
+	for _, fn := range append(fns, "main.main") {
+		for _, f := range rec.Invocations(fn) {
+			s.flts[f.FID] = &trace.FLT{Frame: f}
+		}
+	}
+	return s
+}
+
+var navRec *trace.Recording
+
+func navRecording(tb testing.TB) *trace.Recording {
+	if navRec == nil {
+		navRec = syntheticRecording(navFrames)
+	}
+	return navRec
+}
+
+// BenchmarkNav measures the navigation commands on a 1,000,000-frame
+// recording (target: under 1 ms each). continue and prev alternate between
+// two frames far apart (main.rare#1 and #2, 200,000 frames apart; #2 and
+// #3, 750,000 apart); step-out and step-into go up from and back down to
+// the 5,000th frame of a recursion; call-tree renders depth 3 below
+// main.main, whose children include a 100,000-iteration loop.
+func BenchmarkNav(b *testing.B) {
+	rec := navRecording(b)
+	ctx := context.Background()
+	b.Run("continue-prev-far", func(b *testing.B) {
+		s := navSession(b, rec, "main.rare")
+		if _, err := s.Break("main.rare", "n >= 2"); err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			nav, err := s.Continue(ctx)
+			if err != nil || !nav.Moved {
+				b.Fatalf("continue: %v %+v", err, nav)
+			}
+			if nav, err = s.Prev(ctx); err != nil || !nav.Moved {
+				b.Fatalf("prev: %v %+v", err, nav)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(2*b.N), "ns/command")
+	})
+	b.Run("continue-prev-busy", func(b *testing.B) {
+		// main.decode matches every third frame of the workers: many
+		// matching frames, several breakpoints.
+		s := navSession(b, rec, "main.decode", "main.checksum", "main.fib")
+		for _, bp := range [][2]string{{"main.decode", "n % 1000 == 7"}, {"main.checksum", "r0 == 12345"}, {"main.fib", "n == 25"}} {
+			if _, err := s.Break(bp[0], bp[1]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for b.Loop() {
+			if _, err := s.Continue(ctx); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := s.Prev(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(2*b.N), "ns/command")
+	})
+	b.Run("step-out-step-into", func(b *testing.B) {
+		s := navSession(b, rec, "main.descend")
+		deep := trace.FID{Func: "main.descend", Index: 5000}
+		if _, err := s.StepInto(ctx, deep); err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			if nav, err := s.StepOut(ctx); err != nil || !nav.Moved {
+				b.Fatalf("step-out: %v %+v", err, nav)
+			}
+			if _, err := s.StepInto(ctx, deep); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(2*b.N), "ns/command")
+	})
+	for _, cmd := range []string{"call-tree main.main#1 3", "call-tree main.fib#1 3", "step-into main.descend#2500", "step-out", "continue", "prev"} {
+		b.Run("exec "+cmd, func(b *testing.B) {
+			s := navSession(b, rec, "main.rare", "main.descend")
+			if _, err := s.Break("main.rare", ""); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := s.Exec(ctx, "step-into main.descend#2500"); err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if _, err := s.Exec(ctx, cmd); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// TestNavSynthetic checks the synthetic recording's shape and that each
+// navigation command answers on it in under a millisecond (the median of
+// 21 runs, so that a noisy machine does not fail it).
+func TestNavSynthetic(t *testing.T) {
+	rec := navRecording(t)
+	main, _ := rec.Lookup(trace.FID{Func: "main.main", Index: 1})
+	if got := len(rec.Invocations("main.fib")); got != 242_785 {
+		t.Errorf("%d frames of main.fib, want 242,785", got)
+	}
+	if main == nil || len(main.Children) < 100_000 {
+		t.Fatalf("main.main should have over 100,000 children")
+	}
+	last := rec.Frames[len(rec.Frames)-1]
+	if last.FID != (trace.FID{Func: "main.rare", Index: 3}) || last.Parent != 0 {
+		t.Fatalf("the last frame is %s (parent %d), want main.rare#3 called by main.main", last.FID, last.Parent)
+	}
+	ctx := context.Background()
+	s := navSession(t, rec, "main.rare", "main.descend")
+	if n, err := s.Break("main.rare", "n >= 2"); err != nil || n != 2 {
+		t.Fatalf("break main.rare n >= 2 = %d, %v; want 2", n, err)
+	}
+	steps := []struct {
+		cmd, want string
+	}{
+		{"continue", "main.rare#2"},
+		{"continue", "main.rare#3"},
+		{"continue", "main.rare#3"}, // no later match
+		{"prev", "main.rare#2"},
+		{"prev", "main.rare#2"}, // rare#1 does not satisfy n >= 2
+		{"step-into main.descend#5000", "main.descend#5000"},
+		{"step-out", "main.descend#4999"},
+		{"call-tree main.main#1 3", "main.descend#4999"},
+	}
+	for _, st := range steps {
+		var times []time.Duration
+		for range 21 {
+			before := s.i
+			start := time.Now()
+			if _, err := s.Exec(ctx, st.cmd); err != nil {
+				t.Fatalf("%s: %v", st.cmd, err)
+			}
+			times = append(times, time.Since(start))
+			if got := s.Current().FID.String(); got != st.want {
+				t.Fatalf("%s: inspecting %s, want %s", st.cmd, got, st.want)
+			}
+			if len(times) < 21 {
+				s.i = before
+			}
+		}
+		med := medianDuration(times)
+		t.Logf("%-30s median %s", st.cmd, med)
+		if med > time.Millisecond {
+			t.Errorf("%s: median %s on %d frames, want under 1ms", st.cmd, med, navFrames)
+		}
+	}
+}
+
+func medianDuration(ds []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), ds...)
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+	return s[len(s)/2]
+}
+
+// BenchmarkIndexMemory measures the heap of a 1,000,000-frame recording,
+// frames and index (runtime.MemStats after a GC, before and after building
+// it), per frame, against the target of 64 bytes per frame plus argument
+// bytes. Argument bytes are the trace.Values of Args and Results and the
+// text they hold. The synthetic frames have one argument and one result.
+func BenchmarkIndexMemory(b *testing.B) {
+	var perFrame, perArgs float64
+	for b.Loop() {
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		rec := syntheticRecording(navFrames)
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		var argBytes float64
+		for _, f := range rec.Frames {
+			for _, vs := range [][]trace.Value{f.Args, f.Results} {
+				for _, v := range vs {
+					argBytes += float64(unsafe.Sizeof(v)) + float64(len(v.Text))
+				}
+			}
+		}
+		n := float64(len(rec.Frames))
+		perFrame = (float64(after.HeapAlloc) - float64(before.HeapAlloc)) / n
+		perArgs = argBytes / n
+		runtime.KeepAlive(rec)
+	}
+	b.ReportMetric(perFrame, "B/frame")
+	b.ReportMetric(perArgs, "arg-B/frame")
+	b.ReportMetric(perFrame-perArgs, "index-B/frame")
+	b.ReportMetric(float64(unsafe.Sizeof(trace.Frame{})), "B/trace.Frame")
+}
