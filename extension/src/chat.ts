@@ -39,6 +39,8 @@ export class ChatPanel implements vscode.Disposable {
   private config: LaunchConfig | undefined;
   private busy = false;
   private sawError = false;
+  /** The webview's script has loaded: until then messages are only kept in the model's history. */
+  private ready = false;
   private readonly patched = new PatchedDocuments();
   private readonly disposables: vscode.Disposable[] = [];
 
@@ -88,6 +90,7 @@ export class ChatPanel implements vscode.Disposable {
       localResourceRoots: [media],
     });
     this.panel = panel;
+    this.ready = false;
     const nonce = crypto.randomBytes(16).toString('base64');
     panel.webview.html = pageHtml({
       cspSource: panel.webview.cspSource,
@@ -108,7 +111,9 @@ export class ChatPanel implements vscode.Disposable {
   }
 
   private post(m: PanelMessage): void {
-    void this.panel?.webview.postMessage(m);
+    if (this.panel && this.ready) {
+      void this.panel.webview.postMessage(m);
+    }
   }
 
   private notice(text: string): void {
@@ -133,6 +138,7 @@ export class ChatPanel implements vscode.Disposable {
     try {
       switch (m?.type) {
         case 'ready':
+          this.ready = true;
           await this.refreshMode();
           for (const h of this.model.history) {
             this.post(h);

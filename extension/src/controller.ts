@@ -80,7 +80,8 @@ export class Controller {
   async sessionFor(file: string, test: string | undefined): Promise<vscode.DebugSession> {
     const a = this.sessions.active();
     const want = testConfig(file, test, true);
-    if (a && a.configuration.program === want.program && (a.configuration.testRun ?? '') === (want.testRun ?? '')) {
+    const same = (p: unknown) => typeof p === 'string' && path.resolve(a?.configuration.cwd ?? '', p) === path.resolve(want.program ?? '');
+    if (a && (a.configuration.mode ?? 'test') === 'test' && same(a.configuration.program) && (a.configuration.testRun ?? '') === (want.testRun ?? '')) {
       return this.sessions.hasStopped(a) ? a : this.waitStopped(a);
     }
     return this.start(file, test, true);
