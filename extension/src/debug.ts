@@ -80,22 +80,23 @@ export async function explainMissing(l: Lookup & { found: false }): Promise<void
   }
 }
 
-/** Runs go install in a terminal, saying so. */
+/**
+ * Runs INSTALL_COMMAND, verbatim, in a terminal and says so. When the go
+ * found is not on PATH, the terminal's PATH gets its directory first.
+ */
 export function installAdi(goPath?: string): void {
   const go = goPath ?? goCommand();
   if (!go) {
     void explainMissing({ found: false, searched: [] });
     return;
   }
-  const cmd = INSTALL_COMMAND.replace(/^go /, `${quoteShell(go)} `);
-  const t = vscode.window.createTerminal({ name: 'adi: go install' });
+  const sep = process.platform === 'win32' ? ';' : ':';
+  const hostPath = process.env.PATH ?? '';
+  const env = hostPath.split(sep).includes(path.dirname(go)) ? undefined : { PATH: path.dirname(go) + sep + hostPath };
+  const t = vscode.window.createTerminal({ name: 'adi: go install', env });
   t.show();
-  t.sendText(cmd);
+  t.sendText(INSTALL_COMMAND);
   void vscode.window.showInformationMessage(`adi: running \`${INSTALL_COMMAND}\` in the terminal "adi: go install"; start debugging again when it has finished.`);
-}
-
-function quoteShell(s: string): string {
-  return /^[\w./:-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
 export class AdiDescriptorFactory implements vscode.DebugAdapterDescriptorFactory {
