@@ -85,10 +85,10 @@ func Open(ctx context.Context, argv []string, dir string, opts Options) (*Sessio
 	}
 	logf("adi: recording %s", describe(spec))
 	start := time.Now()
-	rec, err := Record(ctx, prog, RecordOptions{
+	rec, err := recordTarget(ctx, spec, prog, work, opts, RecordOptions{
 		Limits: opts.Limits, Trace: opts.Trace, Timeout: opts.Timeout, Output: opts.Output,
 		Progress: func(n int) { logf("adi: %d frames…", n) },
-	})
+	}, logf)
 	if err != nil {
 		return nil, err
 	}

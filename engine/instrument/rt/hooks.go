@@ -24,7 +24,10 @@ func peek(addr uintptr) uintptr
 //go:noinline
 func E0(site uint64) F {
 	gp, pcF, pcC, bpF, bpC := frames()
-	f, _ := enter(site, gp, pcF, pcC, bpF, bpC)
+	f, s := enter(site, gp, pcF, pcC, bpF, bpC)
+	if s != nil {
+		s.uvarint(0)
+	}
 	return f
 }
 

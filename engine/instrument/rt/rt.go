@@ -355,7 +355,7 @@ func enter(site uint64, gp, pcF, pcCaller, bpF, bpCaller uintptr) (F, *G) {
 		return F{}, nil
 	}
 	// Frames deeper than this one are gone (left without their exit hook).
-	for len(s.stack) > 0 && s.stack[len(s.stack)-1] <= off {
+	for len(s.stack) > 0 && s.stack[len(s.stack)-1] >= off {
 		s.stack = s.stack[:len(s.stack)-1]
 	}
 	s.uvarint(site)
@@ -399,7 +399,7 @@ func leave(f F, pc uintptr) bool {
 	if s == nil || !begin(s, recExit) {
 		return false
 	}
-	for len(s.stack) > 0 && s.stack[len(s.stack)-1] <= f.off {
+	for len(s.stack) > 0 && s.stack[len(s.stack)-1] >= f.off {
 		s.stack = s.stack[:len(s.stack)-1]
 	}
 	s.uvarint(uint64(f.off))
@@ -409,9 +409,10 @@ func leave(f F, pc uintptr) bool {
 
 // value records one argument or result, given by its address.
 func (s *G) value(p any) {
-	if s.pos+2*maxStr+64 > len(s.buf) {
+	if s.pos+maxStr+1024 > len(s.buf) {
+		// No room left in the record: an unknown type, no value.
+		s.uvarint(1 << 32)
 		s.byte1(tagOther)
-		s.uvarint(0)
 		return
 	}
 	e := (*eface)(unsafe.Pointer(&p))

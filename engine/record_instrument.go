@@ -1,0 +1,643 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/go-delve/delve/pkg/proc"
+
+	"github.com/adi-go/adi/engine/instrument"
+	"github.com/adi-go/adi/engine/target"
+	"github.com/adi-go/adi/engine/trace"
+)
+
+// errInstrumentBuild is wrapped by the error of a build that failed only
+// with the instrumented sources.
+var errInstrumentBuild = errors.New("the instrumented build failed")
+
+// instrumented is a target built with entry and exit hooks.
+type instrumented struct {
+	path  string // the binary
+	sites []instrument.Site
+	notes []string
+}
+
+// buildInstrumented rewrites the target's sources into work and builds the
+// instrumented binary (optimized: the hooks find frames by their frame
+// pointers, and nothing needs the debug build here).
+func buildInstrumented(ctx context.Context, spec *target.Spec, work string) (*instrumented, error) {
+	if runtime.GOARCH != "amd64" || runtime.GOOS != "linux" {
+		return nil, fmt.Errorf("the instrumenting recorder runs on linux/amd64 only, not %s/%s", runtime.GOOS, runtime.GOARCH)
+	}
+	dir := filepath.Join(work, "instrument")
+	res, err := instrument.Instrument(ctx, instrument.Options{
+		Dir: spec.Dir, BuildFlags: spec.BuildFlags, Targets: spec.Targets(), Test: spec.Kind == target.Test,
+	}, dir)
+	if err != nil {
+		return nil, err
+	}
+	out := filepath.Join(work, "adi-instrumented")
+	args := []string{"build", "-o", out}
+	if spec.Kind == target.Test {
+		args = []string{"test", "-c", "-o", out}
+	}
+	args = append(args, "-overlay="+res.Overlay)
+	args = append(args, spec.BuildFlags...)
+	args = append(args, spec.Targets()...)
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = spec.Dir
+	b, err := cmd.CombinedOutput()
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("%w: go %s: %v\n%s", errInstrumentBuild, strings.Join(args, " "), err, b)
+	}
+	return &instrumented{path: out, sites: res.Sites, notes: res.Skipped}, nil
+}
+
+// recordInstrumented runs the instrumented binary natively (not under
+// Delve) with the arguments, directory and environment of prog, and builds
+// the index from the records it wrote.
+func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, work string, opts RecordOptions) (*trace.Recording, error) {
+	lim := opts.Limits.withDefaults()
+	traceFile := filepath.Join(work, "adi-records")
+	if opts.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, opts.Timeout)
+		defer cancel()
+	}
+	cmd := exec.Command(in.path, prog.Args...)
+	cmd.Dir = prog.Dir
+	cmd.Env = append(os.Environ(), prog.Env...)
+	cmd.Env = append(cmd.Env, "ADI_TRACE_FILE="+traceFile, "ADI_TRACE_MAXSTR="+strconv.Itoa(lim.MaxString))
+	if prog.Stdin != "" {
+		f, err := os.Open(prog.Stdin)
+		if err != nil {
+			return nil, fmt.Errorf("standard input for the target: %w", err)
+		}
+		defer f.Close()
+		cmd.Stdin = f
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return nil, err
+	}
+	tee := func(stream string) func([]byte) {
+		if opts.Output == nil {
+			return nil
+		}
+		return func(p []byte) { opts.Output(stream, p) }
+	}
+	stdout := newCapture(outR, lim.MaxOutput, tee("stdout"))
+	stderr := newCapture(errR, lim.MaxOutput, tee("stderr"))
+	cmd.Stdout, cmd.Stderr = outW, errW
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	err = cmd.Start()
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		_ = stdout.String()
+		_ = stderr.String()
+		return nil, fmt.Errorf("starting %s: %w", in.path, err)
+	}
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			// The whole process group: a test binary's children too.
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		case <-done:
+		}
+	}()
+	waitErr := cmd.Wait()
+	close(done)
+	status := 0
+	if waitErr != nil {
+		var ee *exec.ExitError
+		if !errors.As(waitErr, &ee) {
+			return nil, fmt.Errorf("running %s: %w", in.path, waitErr)
+		}
+		status = ee.ExitCode()
+	}
+	t, err := instrument.ReadTrace(traceFile)
+	if err != nil {
+		return nil, err
+	}
+	os.Remove(traceFile)
+	bi := proc.NewBinaryInfo(runtime.GOOS, runtime.GOARCH, false)
+	if err := bi.LoadBinaryInfo(in.path, 0, nil); err != nil {
+		return nil, fmt.Errorf("reading the instrumented binary's symbols: %w", err)
+	}
+	b := &builder{
+		bi: bi, sites: in.sites, lim: lim,
+		rec:     &trace.Recording{},
+		counts:  map[string]int{},
+		stacks:  map[int64][]iopen{},
+		pending: map[int64][]ispawn{},
+		ginfo:   map[int64]*instrument.Record{},
+		fns:     map[uint64]*ifn{},
+	}
+	for i := range t.Records {
+		b.event(&t.Records[i])
+	}
+	b.finish(status, ctx.Err(), opts.Timeout, stdout.String(), stderr.String(), t)
+	return b.rec, nil
+}
+
+// builder turns the records into the index, the way the Delve recorder
+// does from its breakpoints (see recorder.go).
+type builder struct {
+	bi    *proc.BinaryInfo
+	sites []instrument.Site
+	lim   Limits
+	rec   *trace.Recording
+	// all are all frames, kept or not (see limit).
+	all     []*trace.Frame
+	counts  map[string]int
+	stacks  map[int64][]iopen
+	pending map[int64][]ispawn
+	ginfo   map[int64]*instrument.Record
+	fns     map[uint64]*ifn
+	seq     uint64
+}
+
+type iopen struct {
+	frame int // index in all
+	off   uint64
+	site  int
+}
+
+type ispawn struct {
+	by   int
+	seq  uint64
+	site trace.Pos
+}
+
+// ifn is a function, found from a PC in it.
+type ifn struct {
+	name string
+	decl trace.Pos
+	fn   *proc.Function
+}
+
+func (b *builder) fn(pc uint64) *ifn {
+	if f, ok := b.fns[pc]; ok {
+		return f
+	}
+	f := &ifn{}
+	if fn := b.bi.PCToFunc(pc); fn != nil {
+		f.fn = fn
+		f.name = fidName(fn)
+		file, line := b.bi.EntryLineForFunc(fn)
+		f.decl = trace.Pos{File: file, Line: line}
+	}
+	b.fns[pc] = f
+	return f
+}
+
+// callPos is the position of the call that returns to pc.
+func (b *builder) callPos(pc uint64) trace.Pos {
+	if pc == 0 {
+		return trace.Pos{}
+	}
+	file, line, _ := b.bi.PCToLine(pc - 1)
+	return trace.Pos{File: file, Line: line}
+}
+
+func (b *builder) next() uint64 {
+	b.seq++
+	return b.seq
+}
+
+func (b *builder) event(r *instrument.Record) {
+	switch r.Kind {
+	case instrument.RecGInfo:
+		b.ginfo[r.Goid] = r
+	case instrument.RecGo:
+		st := b.stacks[r.Goid]
+		if len(st) == 0 {
+			return
+		}
+		b.pending[r.Goid] = append(b.pending[r.Goid], ispawn{by: st[len(st)-1].frame, seq: b.next(), site: b.callPos(r.PC)})
+	case instrument.RecEnter:
+		b.enter(r)
+	case instrument.RecExit:
+		b.leave(r)
+	case instrument.RecRecover:
+		for _, o := range b.all {
+			if o.Goroutine == r.Goid && o.Exit == trace.Panicked && o.Panic == "" {
+				o.Panic = r.Text
+			}
+		}
+	}
+}
+
+func (b *builder) enter(r *instrument.Record) {
+	fn := b.fn(r.PC)
+	if fn.name == "" {
+		return
+	}
+	stack := b.unwindTo(r.Goid, r.Off, false)
+	b.counts[fn.name]++
+	f := &trace.Frame{
+		FID:       trace.FID{Func: fn.name, Index: b.counts[fn.name]},
+		Goroutine: r.Goid,
+		Decl:      fn.decl,
+		Exit:      trace.Running,
+		EntrySeq:  b.next(),
+	}
+	if len(stack) > 0 {
+		top := stack[len(stack)-1]
+		f.Caller = b.all[top.frame].FID
+		if r.CallerOff == top.off {
+			f.CallSite = b.callPos(r.CallerPC)
+		} else {
+			// Library code or the runtime called this frame for the
+			// innermost open one: a deferred call run by a panic belongs
+			// to it directly (as in the Delve recorder).
+			f.Indirect = true
+			for _, l := range r.Chain {
+				if g := b.fn(l.PC); g.fn != nil && g.fn.Name == "runtime.gopanic" {
+					f.Indirect = false
+				}
+				if l.Off == top.off {
+					f.CallSite = b.callPos(l.PC)
+					break
+				}
+			}
+		}
+	} else if gi := b.ginfo[r.Goid]; gi != nil {
+		delete(b.ginfo, r.Goid)
+		b.spawned(f, gi)
+	}
+	if site := r.Site; site >= 0 && site < len(b.sites) {
+		f.Args = b.values(r.Values, b.sites[site].Params)
+	}
+	b.all = append(b.all, f)
+	b.stacks[r.Goid] = append(stack, iopen{frame: len(b.all) - 1, off: r.Off, site: r.Site})
+}
+
+// spawned links the first frame of a goroutine to the frame that created
+// the goroutine: the go statement recorded in the parent at the creator's
+// line, or the innermost open frame of the parent when library code (t.Run)
+// ran the go statement.
+func (b *builder) spawned(f *trace.Frame, gi *instrument.Record) {
+	if gi.Parent <= 0 {
+		return
+	}
+	pend := b.pending[gi.Parent]
+	for i, p := range pend {
+		if p.site.String() == gi.CreatorSite {
+			b.pending[gi.Parent] = append(pend[:i:i], pend[i+1:]...)
+			f.Caller = b.all[p.by].FID
+			f.CallSite = p.site
+			f.Spawn = true
+			f.SpawnSeq = p.seq
+			return
+		}
+	}
+	st := b.stacks[gi.Parent]
+	if len(st) == 0 {
+		return
+	}
+	top := b.all[st[len(st)-1].frame]
+	f.Caller = top.FID
+	f.Spawn = true
+	f.Indirect = true
+	f.SpawnSeq = b.next()
+	// The parent's traceback says where the spawning frame is.
+	lines := strings.Split(gi.ParentStack, "\n")
+	for i := 1; i+1 < len(lines); i += 2 {
+		name := lines[i]
+		if j := strings.LastIndexByte(name, '('); j > 0 {
+			name = name[:j]
+		}
+		if name != top.FID.Func {
+			continue
+		}
+		loc := strings.TrimSpace(lines[i+1])
+		if j := strings.LastIndex(loc, " +0x"); j >= 0 {
+			loc = loc[:j]
+		}
+		if j := strings.LastIndexByte(loc, ':'); j > 0 {
+			n, _ := strconv.Atoi(loc[j+1:])
+			f.CallSite = trace.Pos{File: loc[:j], Line: n}
+		}
+		break
+	}
+}
+
+func (b *builder) leave(r *instrument.Record) {
+	stack := b.unwindTo(r.Goid, r.Off, true)
+	if len(stack) == 0 || stack[len(stack)-1].off != r.Off {
+		return
+	}
+	f := b.all[stack[len(stack)-1].frame]
+	b.stacks[r.Goid] = stack[:len(stack)-1]
+	f.ExitSeq = b.next()
+	how := ""
+	if g := b.fn(r.PC); g.fn != nil {
+		how = g.fn.Name
+	}
+	switch how {
+	case "runtime.gopanic":
+		f.Exit = trace.Panicked
+	case "runtime.Goexit":
+		f.Exit = trace.Goexited
+	default:
+		f.Exit = trace.Returned
+		var names []string
+		if site := stack[len(stack)-1].site; site >= 0 && site < len(b.sites) {
+			names = b.sites[site].Results
+		}
+		f.Results = b.values(r.Values, names)
+	}
+}
+
+// unwindTo pops the open frames of goroutine goid at offset off or deeper
+// (keepAt: strictly deeper); their exit hook did not run.
+//
+// Offsets grow with depth (they are the distance from the stack top).
+func (b *builder) unwindTo(goid int64, off uint64, keepAt bool) []iopen {
+	stack := b.stacks[goid]
+	for len(stack) > 0 {
+		top := stack[len(stack)-1]
+		if top.off < off || keepAt && top.off == off {
+			break
+		}
+		f := b.all[top.frame]
+		f.ExitSeq = b.next()
+		stack = stack[:len(stack)-1]
+	}
+	b.stacks[goid] = stack
+	return stack
+}
+
+// values converts recorded values to the index's.
+func (b *builder) values(vs []instrument.Value, names []string) []trace.Value {
+	out := make([]trace.Value, 0, len(vs))
+	for i, v := range vs {
+		tv := trace.Value{Type: v.Type.Name}
+		if i < len(names) {
+			tv.Name = names[i]
+		}
+		short := shortType(v.Type.Name)
+		switch v.Tag {
+		case instrument.TagInt:
+			tv.Kind, tv.Text = trace.KindInt, strconv.FormatInt(v.Int, 10)
+		case instrument.TagUint:
+			tv.Kind, tv.Text = trace.KindUint, strconv.FormatUint(v.Uint, 10)
+		case instrument.TagFloat:
+			tv.Kind, tv.Text = trace.KindFloat, v.Text
+		case instrument.TagComplex:
+			tv.Kind, tv.Text = trace.KindComplex, v.Text
+		case instrument.TagTrue:
+			tv.Kind, tv.Text = trace.KindBool, "true"
+		case instrument.TagFalse:
+			tv.Kind, tv.Text = trace.KindBool, "false"
+		case instrument.TagString:
+			tv.Kind, tv.Len = trace.KindString, v.Len
+			tv.Text = strconv.Quote(v.Text)
+			if more := v.Len - int64(len(v.Text)); more > 0 {
+				tv.Cut = true
+				tv.Text += fmt.Sprintf("…+%d more", more)
+			}
+		default:
+			tv.Kind = kindOf(v.Type.Kind)
+			tv.Len, tv.Cap = v.Len, v.Cap
+			switch v.Tag {
+			case instrument.TagNil:
+				tv.Nil, tv.Text = true, "nil"
+			case instrument.TagLen:
+				tv.Cut = true
+				tv.Text = fmt.Sprintf("%s{…} (len %d)", short, v.Len)
+				if tv.Kind == trace.KindChan {
+					tv.Text = fmt.Sprintf("%s (len %d, cap %d)", short, v.Len, v.Cap)
+				}
+			case instrument.TagNonNil:
+				tv.Cut = true
+				switch tv.Kind {
+				case trace.KindPointer:
+					tv.Text = "&" + strings.TrimPrefix(short, "*") + "{…}"
+				case trace.KindFunc:
+					tv.Text = short
+				default:
+					tv.Text = short + "(…)"
+				}
+			default:
+				tv.Cut = true
+				tv.Text = short + "{…}"
+			}
+		}
+		out = append(out, tv)
+	}
+	return out
+}
+
+// kindOf maps a reflect.Kind's name to the index's kinds.
+func kindOf(k string) trace.Kind {
+	switch k {
+	case "ptr", "unsafe.Pointer":
+		return trace.KindPointer
+	case "struct":
+		return trace.KindStruct
+	case "array":
+		return trace.KindArray
+	case "slice":
+		return trace.KindSlice
+	case "map":
+		return trace.KindMap
+	case "chan":
+		return trace.KindChan
+	case "func":
+		return trace.KindFunc
+	case "interface":
+		return trace.KindInterface
+	}
+	return trace.KindOther
+}
+
+// finish sets the outcome and the exits of the frames still open.
+func (b *builder) finish(status int, ctxErr error, timeout time.Duration, stdout, stderr string, t *instrument.Trace) {
+	out := &b.rec.Outcome
+	out.ExitCode = status
+	out.Stdout, out.Stderr = stdout, stderr
+	if ctxErr != nil {
+		out.Killed = true
+		out.ExitCode = -1
+		msg := "the run was interrupted"
+		if errors.Is(ctxErr, context.DeadlineExceeded) && timeout > 0 {
+			msg = fmt.Sprintf("the run was killed after the timeout of %s (raise --timeout)", timeout)
+		}
+		b.rec.Partial = msg
+	}
+	if t.Stopped {
+		b.rec.Partial = strings.TrimPrefix(b.rec.Partial+"; the record file reached its size limit: frames entered after that are missing", "; ")
+	}
+	if msg := panicMessage(stderr); msg != "" && !out.Killed {
+		info := &trace.PanicInfo{Value: msg}
+		b.fatal(info, stderr)
+		out.Panic = info
+	}
+	for _, f := range b.all {
+		if f.Exit == trace.Panicked && f.Panic == "" && out.Panic != nil {
+			f.Panic = out.Panic.Value
+		}
+	}
+	out.FailedTests = failedTests(stdout)
+	b.limit()
+	b.rec.Index()
+}
+
+// fatal fills the goroutine, stack and frame of an unrecovered panic from
+// the traceback the runtime printed.
+func (b *builder) fatal(info *trace.PanicInfo, stderr string) {
+	i := strings.Index(stderr, "\ngoroutine ")
+	if i < 0 {
+		return
+	}
+	sec := stderr[i+1:]
+	if j := strings.Index(sec, "\n\n"); j >= 0 {
+		sec = sec[:j]
+	}
+	lines := strings.Split(sec, "\n")
+	head := strings.TrimPrefix(lines[0], "goroutine ")
+	if j := strings.IndexByte(head, ' '); j > 0 {
+		info.Goroutine, _ = strconv.ParseInt(head[:j], 10, 64)
+	}
+	// The frames the panic unwound on that goroutine, innermost first.
+	var unwound []*trace.Frame
+	for _, f := range b.all {
+		if f.Goroutine == info.Goroutine && f.Exit == trace.Panicked && f.Panic == "" {
+			unwound = append(unwound, f)
+		}
+	}
+	sort.SliceStable(unwound, func(i, j int) bool { return unwound[i].ExitSeq < unwound[j].ExitSeq })
+	for k := 1; k+1 < len(lines); k += 2 {
+		name := lines[k]
+		if j := strings.LastIndexByte(name, '('); j > 0 {
+			name = name[:j]
+		}
+		if name == "panic" {
+			name = "runtime.gopanic"
+		}
+		if strings.HasPrefix(lines[k], "created by ") {
+			break
+		}
+		loc := strings.TrimSpace(lines[k+1])
+		if j := strings.LastIndex(loc, " +0x"); j >= 0 {
+			loc = loc[:j]
+		}
+		e := trace.StackEntry{Func: name}
+		if j := strings.LastIndexByte(loc, ':'); j > 0 {
+			n, _ := strconv.Atoi(loc[j+1:])
+			e.Pos = trace.Pos{File: loc[:j], Line: n}
+		}
+		if len(unwound) > 0 && unwound[0].FID.Func == name {
+			e.FID = unwound[0].FID
+			unwound = unwound[1:]
+			if info.Frame.IsZero() {
+				info.Frame = e.FID
+			}
+		}
+		info.Stack = append(info.Stack, e)
+	}
+}
+
+// limit applies MaxFrames: the first MaxFrames frames are kept, and every
+// frame on the failing path (frames a panic unwound, frames still running
+// at the end) with its callers.
+func (b *builder) limit() {
+	max := b.lim.MaxFrames
+	if len(b.all) <= max {
+		b.rec.Frames = b.all
+		return
+	}
+	keep := make([]bool, len(b.all))
+	byFID := make(map[trace.FID]int, len(b.all))
+	for i, f := range b.all {
+		byFID[f.FID] = i
+		keep[i] = i < max
+	}
+	extra := 0
+	for i, f := range b.all {
+		if i < max || f.Exit == trace.Returned {
+			continue
+		}
+		for j, ok := i, true; ok && !keep[j]; j, ok = byFID[b.all[j].Caller] {
+			keep[j] = true
+			extra++
+		}
+	}
+	for i, f := range b.all {
+		if keep[i] {
+			b.rec.Frames = append(b.rec.Frames, f)
+		}
+	}
+	msg := fmt.Sprintf("frame limit reached: kept the first %d of %d frames and %d more on the failing path (frames a panic unwound or still running at the end, with their callers); %d frames dropped (raise --max-frames)",
+		max, len(b.all), extra, len(b.all)-len(b.rec.Frames))
+	b.rec.Partial = strings.TrimPrefix(b.rec.Partial+"; "+msg, "; ")
+}
+
+// recordTarget records one run of the built target with the recorder that
+// opts choose: the instrumenting one for go test and go run targets
+// (RecorderAuto), Delve for a prebuilt binary. A build that fails only
+// because of the instrumentation falls back to Delve, and says so.
+func recordTarget(ctx context.Context, spec *target.Spec, prog *Program, work string, opts Options, ropts RecordOptions, logf func(string, ...any)) (*trace.Recording, error) {
+	kind := opts.Recorder
+	switch kind {
+	case RecorderAuto:
+		kind = RecorderInstrument
+		if spec.Kind == target.Exec || len(opts.Trace) > 0 {
+			// --trace names library functions, which only Delve sees.
+			kind = RecorderDelve
+		}
+	case RecorderDelve, RecorderInstrument:
+	default:
+		return nil, fmt.Errorf("unknown recorder %q: use auto, delve or instrument", kind)
+	}
+	if kind == RecorderInstrument && spec.Kind == target.Exec {
+		return nil, fmt.Errorf("the instrumenting recorder needs the source: %s is a prebuilt binary; use --recorder=delve (or auto)", spec.Binary)
+	}
+	if kind == RecorderInstrument && len(opts.Trace) > 0 {
+		return nil, errors.New("--trace needs the Delve recorder (the instrumenting recorder sees only the module's own functions); use --recorder=delve or auto")
+	}
+	if kind == RecorderInstrument {
+		logf("adi: building %s with entry and exit hooks (instrumenting recorder)", spec.Package)
+		in, err := buildInstrumented(ctx, spec, work)
+		if err == nil {
+			for _, n := range in.notes {
+				logf("adi: %s", n)
+			}
+			return recordInstrumented(ctx, in, prog, work, ropts)
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		logf("adi: the instrumenting recorder cannot be used (%v); recording with the Delve recorder instead", firstLine(err.Error()))
+	}
+	return Record(ctx, prog, ropts)
+}
+
+// firstLine returns s up to its first newline.
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
