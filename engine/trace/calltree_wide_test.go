@@ -56,3 +56,41 @@ func TestCallTreeHiddenPanicked(t *testing.T) {
 		})
 	}
 }
+
+// TestLookupSparse finds frames by FID when the recording left some
+// invocations out (#k is not the k-th frame of its function), and when a
+// recording's invocation numbers are not in order of entry.
+func TestLookupSparse(t *testing.T) {
+	r := &Recording{}
+	main := &Frame{FID: FID{"main.main", 1}}
+	r.Frames = append(r.Frames, main)
+	for _, i := range []int{3, 4, 7, 8, 9, 20} {
+		r.Frames = append(r.Frames, &Frame{FID: FID{"main.f", i}, Caller: main.FID})
+	}
+	r.Index()
+	for _, i := range []int{3, 4, 7, 8, 9, 20} {
+		f, ok := r.Lookup(FID{"main.f", i})
+		if !ok || f.FID.Index != i {
+			t.Errorf("Lookup(main.f#%d) = %v, %v", i, f, ok)
+		}
+	}
+	for _, i := range []int{1, 2, 5, 6, 10, 21} {
+		if f, ok := r.Lookup(FID{"main.f", i}); ok {
+			t.Errorf("Lookup(main.f#%d) = %s, want none", i, f.FID)
+		}
+	}
+	if len(main.Children) != 6 {
+		t.Errorf("main.main has %d children, want 6", len(main.Children))
+	}
+
+	r.Frames[2].FID.Index, r.Frames[5].FID.Index = 9, 4 // 3 9 7 8 4 20
+	r.Index()
+	for _, i := range []int{3, 9, 7, 8, 4, 20} {
+		if f, ok := r.Lookup(FID{"main.f", i}); !ok || f.FID.Index != i {
+			t.Errorf("unordered: Lookup(main.f#%d) = %v, %v", i, f, ok)
+		}
+	}
+	if _, err := r.Frame(FID{"main.f", 5}); err == nil || !strings.Contains(err.Error(), "invoked 6 time(s)") {
+		t.Errorf("Frame(main.f#5) error = %v, want the invocation count", err)
+	}
+}

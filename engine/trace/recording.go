@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -45,8 +46,14 @@ type Recording struct {
 	// Partial says why the recording is incomplete ("" when complete).
 	Partial string
 
-	byFID  map[FID]int
-	byFunc map[string][]int
+	// byFunc lists the Seqs of each function's frames in order of entry
+	// (so by FID.Index): Lookup searches it, with no map of FIDs (which
+	// would cost some 50 bytes a frame).
+	byFunc  map[string][]int
+	indexed bool
+	// unordered is set when some function's frames are not in order of
+	// FID.Index (no recorder makes such a recording): Lookup scans.
+	unordered bool
 	// panicked are the Seqs of the frames that panicked (few, usually):
 	// renderings count the panicked callees of a wide frame from them.
 	panicked []int
@@ -55,15 +62,18 @@ type Recording struct {
 // Index builds the look-up tables and the Parent/Children links. The recorder
 // calls it once all frames are in.
 func (r *Recording) Index() {
-	r.byFID = make(map[FID]int, len(r.Frames))
 	r.byFunc = make(map[string][]int)
+	r.indexed, r.unordered = true, false
 	r.panicked = r.panicked[:0]
 	for i, f := range r.Frames {
 		f.Seq = i
 		f.Parent = -1
 		f.Children = f.Children[:0]
-		r.byFID[f.FID] = i
-		r.byFunc[f.FID.Func] = append(r.byFunc[f.FID.Func], i)
+		idx := r.byFunc[f.FID.Func]
+		if n := len(idx); n > 0 && r.Frames[idx[n-1]].FID.Index >= f.FID.Index {
+			r.unordered = true
+		}
+		r.byFunc[f.FID.Func] = append(idx, i)
 		if f.Exit == Panicked {
 			r.panicked = append(r.panicked, i)
 		}
@@ -72,9 +82,9 @@ func (r *Recording) Index() {
 		if f.Caller.IsZero() {
 			continue
 		}
-		if p, ok := r.byFID[f.Caller]; ok {
-			f.Parent = p
-			r.Frames[p].Children = append(r.Frames[p].Children, i)
+		if p, ok := r.Lookup(f.Caller); ok {
+			f.Parent = p.Seq
+			p.Children = append(p.Children, i)
 		}
 	}
 	for _, f := range r.Frames {
@@ -99,7 +109,7 @@ func (f *Frame) RunOrder() uint64 {
 // indexed recording), else by looking at each.
 func (r *Recording) panickedAmong(parent *Frame, seqs []int) int {
 	n := 0
-	if r.byFID == nil || len(r.panicked) >= len(seqs) {
+	if !r.indexed || len(r.panicked) >= len(seqs) {
 		for _, i := range seqs {
 			if r.Frames[i].Exit == Panicked {
 				n++
@@ -117,11 +127,28 @@ func (r *Recording) panickedAmong(parent *Frame, seqs []int) int {
 
 // Lookup returns the frame with the given FID.
 func (r *Recording) Lookup(fid FID) (*Frame, bool) {
-	i, ok := r.byFID[fid]
+	idx := r.byFunc[fid.Func]
+	// #k is the k-th invocation: unless frames were left out, it is the
+	// k-th of the list; else a binary search finds it (the list is in
+	// order of FID.Index), or a scan when that order is not kept.
+	if k := fid.Index - 1; k >= 0 && k < len(idx) && r.Frames[idx[k]].FID == fid {
+		return r.Frames[idx[k]], true
+	}
+	if r.unordered || !r.indexed {
+		for _, seq := range idx {
+			if r.Frames[seq].FID == fid {
+				return r.Frames[seq], true
+			}
+		}
+		return nil, false
+	}
+	k, ok := slices.BinarySearchFunc(idx, fid.Index, func(seq, want int) int {
+		return cmp.Compare(r.Frames[seq].FID.Index, want)
+	})
 	if !ok {
 		return nil, false
 	}
-	return r.Frames[i], true
+	return r.Frames[idx[k]], true
 }
 
 // Invocations returns the frames of function fn in order of entry.

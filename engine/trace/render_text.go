@@ -510,11 +510,14 @@ func joinFIDs(fids []FID) string {
 	return strings.Join(parts, ", ")
 }
 
-// childSeqs returns the Seqs of f's callees in order (f.Children without
-// any outside r, which a well-formed recording has not); nil for a nil r.
+// childSeqs returns the Seqs of f's callees in order: f.Children, without
+// any outside r when Index did not make them; nil for a nil r.
 func childSeqs(r *Recording, f *Frame) []int {
 	if r == nil {
 		return nil
+	}
+	if r.indexed {
+		return f.Children // Index made them
 	}
 	for _, i := range f.Children {
 		if i < 0 || i >= len(r.Frames) {
