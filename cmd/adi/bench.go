@@ -60,8 +60,7 @@ type benchResult struct {
 
 	BuildPlainMS float64 `json:"build_plain_ms"`
 	BuildDebugMS float64 `json:"build_debug_ms"`
-	// BuildInstrumentMS is the instrumented build inside the recorder; nil
-	// when the recorder did not say where its build ended.
+	// BuildInstrumentMS is the build with hooks; nil when it failed.
 	BuildInstrumentMS *float64 `json:"build_instrument_ms,omitempty"`
 
 	NativeMS      float64 `json:"native_ms"`
@@ -94,7 +93,6 @@ type benchResult struct {
 type benchRound struct {
 	native, nativeDebug time.Duration
 	instrument          *time.Duration
-	instrumentBuild     *time.Duration
 	instrumentFrames    int // frames of a complete instrumented recording, else 0
 	delve               *time.Duration
 	delveExtrapolated   bool
@@ -280,6 +278,19 @@ func benchOne(ctx context.Context, cfg benchConfig, root string, p benchProgram)
 
 	var rounds []benchRound
 	var notes struct{ instrument, delve, dlv string }
+	var inst *engine.InstrumentedBuild
+	if spec.Kind == target.Exec {
+		notes.instrument = "instrumenting recorder unavailable: a prebuilt binary has no source to instrument"
+	} else {
+		start = time.Now()
+		inst, err = engine.BuildInstrumented(ctx, spec, filepath.Join(work, "instrument"))
+		if err != nil {
+			notes.instrument = "instrumenting recorder unavailable: " + firstLine(err.Error())
+		} else {
+			b := ms(time.Since(start))
+			res.BuildInstrumentMS = &b
+		}
+	}
 	for i := range cfg.runs {
 		cfg.logf("%s: run %d of %d", p.Name, i+1, cfg.runs)
 		var rd benchRound
@@ -289,10 +300,10 @@ func benchOne(ctx context.Context, cfg benchConfig, root string, p benchProgram)
 		if rd.nativeDebug, err = runNative(ctx, cfg, debug.Path, prog); err != nil {
 			return nil, fmt.Errorf("native run of the -N -l build: %w", err)
 		}
-		if spec.Kind == target.Exec {
-			notes.instrument = "instrumenting recorder unavailable: a prebuilt binary has no source to instrument"
-		} else if n := benchInstrument(ctx, cfg, root, p.Argv, &rd); n != "" {
-			notes.instrument = n
+		if inst != nil {
+			if n := benchInstrument(ctx, cfg, inst, prog, &rd); n != "" {
+				notes.instrument = n
+			}
 		}
 		if n := benchDelve(ctx, cfg, prog, &rd); n != "" {
 			notes.delve = n
@@ -366,60 +377,19 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 
 func (t *tailBuffer) String() string { return string(t.b) }
 
-// benchInstrument records the target with the instrumenting recorder. The
-// recorder builds the instrumented binary itself: its build ends where it
-// logs that the recording starts. It returns a note when there is no
-// figure.
-func benchInstrument(ctx context.Context, cfg benchConfig, root string, argv []string, rd *benchRound) string {
+// benchInstrument records the program with the instrumenting recorder,
+// built beforehand. It returns a note when there is no figure.
+func benchInstrument(ctx context.Context, cfg benchConfig, inst *engine.InstrumentedBuild, prog *engine.Program, rd *benchRound) string {
 	ctx, cancel := context.WithTimeout(ctx, cfg.timeout+time.Minute)
 	defer cancel()
-	var recStart time.Time
-	saidInstrument := false
-	var buildLine string
-	opts := engine.Options{
-		Recorder: engine.RecorderInstrument,
-		Limits:   engine.Limits{MaxFrames: cfg.maxFrames},
-		Timeout:  cfg.timeout,
-		Log: func(format string, a ...any) {
-			line := fmt.Sprintf(format, a...)
-			if strings.Contains(line, "instrument") {
-				saidInstrument = true
-			}
-			if strings.Contains(line, "building") && buildLine == "" {
-				buildLine = line
-			}
-			if recStart.IsZero() && strings.HasPrefix(line, "adi: recording") {
-				recStart = time.Now()
-				if !saidInstrument {
-					// Not the instrumenting recorder: a Delve recording
-					// of a benchmark program would take minutes.
-					cancel()
-				}
-			}
-		},
-	}
 	start := time.Now()
-	s, err := engine.Open(ctx, argv, root, opts)
-	end := time.Now()
-	if !recStart.IsZero() && !saidInstrument {
-		if err == nil {
-			s.Close()
-		}
-		return fmt.Sprintf("instrumenting recorder unavailable: engine.Open did not build an instrumented binary (it logged %q)", buildLine)
-	}
+	rec, err := inst.Record(ctx, prog, engine.RecordOptions{Limits: engine.Limits{MaxFrames: cfg.maxFrames}, Timeout: cfg.timeout})
+	d := time.Since(start)
 	if err != nil {
-		return "instrumenting recorder unavailable: " + firstLine(err.Error())
+		return "instrumented recording failed: " + firstLine(err.Error())
 	}
-	defer s.Close()
-	rec := s.Recording()
 	if rec.Partial != "" {
 		return "instrumented recording incomplete: " + rec.Partial
-	}
-	d := end.Sub(start)
-	if !recStart.IsZero() {
-		b := recStart.Sub(start)
-		rd.instrumentBuild = &b
-		d = end.Sub(recStart)
 	}
 	rd.instrument = &d
 	rd.instrumentFrames = len(rec.Frames)
@@ -533,7 +503,7 @@ func benchDlvTrace(ctx context.Context, cfg benchConfig, prog *engine.Program, r
 // of the ratios computed within each round.
 func summarize(res *benchResult, rounds []benchRound) {
 	var native, nativeDebug []float64
-	var instr, instrBuild, delve, bounded, fixed, dlv []float64
+	var instr, delve, bounded, fixed, dlv []float64
 	var rInstr, rDelve, rDelveInstr, rDlv []float64
 	for _, rd := range rounds {
 		nat := ms(rd.native)
@@ -543,9 +513,6 @@ func summarize(res *benchResult, rounds []benchRound) {
 			instr = append(instr, ms(*rd.instrument))
 			rInstr = append(rInstr, ms(*rd.instrument)/nat)
 			res.Frames = rd.instrumentFrames
-		}
-		if rd.instrumentBuild != nil {
-			instrBuild = append(instrBuild, ms(*rd.instrumentBuild))
 		}
 		if rd.delveComplete && res.Frames == 0 {
 			res.Frames = rd.delveFrames
@@ -573,7 +540,7 @@ func summarize(res *benchResult, rounds []benchRound) {
 	}
 	res.NativeMS = *median(native)
 	res.NativeDebugMS = *median(nativeDebug)
-	res.InstrumentMS, res.BuildInstrumentMS = median(instr), median(instrBuild)
+	res.InstrumentMS = median(instr)
 	res.DelveMS, res.DelveBoundedMS, res.DelveFixedMS = median(delve), median(bounded), median(fixed)
 	res.DlvTraceMS = median(dlv)
 	res.InstrumentX, res.DelveX, res.DelveOverInstrument, res.DlvTraceX = median(rInstr), median(rDelve), median(rDelveInstr), median(rDlv)
@@ -632,7 +599,7 @@ func writeBenchTable(w io.Writer, cfg benchConfig, results []*benchResult) {
 			dlv, fmtX(r.DlvTraceX))
 		build := fmt.Sprintf("%s: build %s plain, %s with -N -l", r.Program, fmtMS(&r.BuildPlainMS), fmtMS(&r.BuildDebugMS))
 		if r.BuildInstrumentMS != nil {
-			build += fmt.Sprintf(", %s instrumented (inside the recorder)", fmtMS(r.BuildInstrumentMS))
+			build += fmt.Sprintf(", %s instrumented", fmtMS(r.BuildInstrumentMS))
 		}
 		notes = append(notes, build)
 		if r.DelveExtrapolated {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"math"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -63,10 +64,16 @@ func TestBenchJSON(t *testing.T) {
 		t.Errorf("Delve recording (%vms) faster than the native run (%vms)", *r.DelveMS, r.NativeMS)
 	}
 	if r.InstrumentMS == nil {
+		if runtime.GOOS == "linux" && runtime.GOARCH == "amd64" {
+			t.Fatalf("no instrumented figure on linux/amd64: %s", r.InstrumentNote)
+		}
 		if !strings.HasPrefix(r.InstrumentNote, "instrument") || r.InstrumentX != nil || r.DelveOverInstrument != nil {
 			t.Errorf("no instrumented figure: note %q, ratios %v %v", r.InstrumentNote, r.InstrumentX, r.DelveOverInstrument)
 		}
 	} else {
+		if r.BuildInstrumentMS == nil || *r.BuildInstrumentMS <= 0 {
+			t.Errorf("instrumented build time %v, want positive", r.BuildInstrumentMS)
+		}
 		if r.InstrumentX == nil || !near(*r.InstrumentX, *r.InstrumentMS/r.NativeMS) {
 			t.Errorf("instrument ×native = %v, want %v / %v", r.InstrumentX, *r.InstrumentMS, r.NativeMS)
 		}

@@ -1,0 +1,34 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/adi-go/adi/engine/target"
+	"github.com/adi-go/adi/engine/trace"
+)
+
+// InstrumentedBuild is a target built with the instrumenting recorder's
+// entry and exit hooks, kept apart from recording it so that adi bench can
+// time the build and each recording separately (Open does both).
+type InstrumentedBuild struct {
+	in   *instrumented
+	work string
+	// Notes list what the instrumenter left uninstrumented.
+	Notes []string
+}
+
+// BuildInstrumented rewrites the sources of spec's target into work (a
+// directory the caller removes) and builds it with hooks.
+func BuildInstrumented(ctx context.Context, spec *target.Spec, work string) (*InstrumentedBuild, error) {
+	in, err := buildInstrumented(ctx, spec, work)
+	if err != nil {
+		return nil, err
+	}
+	return &InstrumentedBuild{in: in, work: work, Notes: in.notes}, nil
+}
+
+// Record runs the instrumented binary natively, with the arguments,
+// directory and environment of prog, and indexes the run.
+func (b *InstrumentedBuild) Record(ctx context.Context, prog *Program, opts RecordOptions) (*trace.Recording, error) {
+	return recordInstrumented(ctx, b.in, prog, b.work, opts)
+}
