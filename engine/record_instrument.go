@@ -150,10 +150,12 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 		rec:     &trace.Recording{},
 		counts:  map[string]int{},
 		stacks:  map[int64][]iopen{},
-		pending: map[int64][]ispawn{},
 		ginfo:   map[int64]*instrument.Record{},
+		spawnOf: map[int64]uint64{},
+		spawnAt: map[uint64]ispawn{},
 		fns:     map[uint64]*ifn{},
 	}
+	b.matchSpawns(t.Records)
 	for i := range t.Records {
 		b.event(&t.Records[i])
 	}
@@ -169,13 +171,51 @@ type builder struct {
 	lim   Limits
 	rec   *trace.Recording
 	// all are all frames, kept or not (see limit).
-	all     []*trace.Frame
-	counts  map[string]int
-	stacks  map[int64][]iopen
-	pending map[int64][]ispawn
-	ginfo   map[int64]*instrument.Record
-	fns     map[uint64]*ifn
-	seq     uint64
+	all    []*trace.Frame
+	counts map[string]int
+	stacks map[int64][]iopen
+	ginfo  map[int64]*instrument.Record
+	fns    map[uint64]*ifn
+	seq    uint64
+	// spawnOf gives the go statement (its record's Seq) that created a
+	// goroutine; spawnAt the spawn that record made.
+	spawnOf map[int64]uint64
+	spawnAt map[uint64]ispawn
+}
+
+// matchSpawns pairs the goroutines with the go statements that created
+// them. A goroutine knows its parent and the line of the go statement, not
+// which execution of it: the executions of one go statement by one parent
+// are paired in order with its goroutines in order of their ids, which the
+// runtime hands out in order of creation.
+func (b *builder) matchSpawns(recs []instrument.Record) {
+	type key struct {
+		parent int64
+		site   string
+	}
+	gos := map[key][]uint64{}
+	kids := map[key][]int64{}
+	for i := range recs {
+		r := &recs[i]
+		switch r.Kind {
+		case instrument.RecGo:
+			k := key{r.Goid, b.callPos(r.PC).String()}
+			gos[k] = append(gos[k], r.Seq)
+		case instrument.RecGInfo:
+			if r.Parent > 0 {
+				k := key{r.Parent, r.CreatorSite}
+				kids[k] = append(kids[k], r.Goid)
+			}
+		}
+	}
+	for k, ids := range kids {
+		sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+		for j, id := range ids {
+			if j < len(gos[k]) {
+				b.spawnOf[id] = gos[k][j]
+			}
+		}
+	}
 }
 
 type iopen struct {
@@ -235,7 +275,7 @@ func (b *builder) event(r *instrument.Record) {
 		if len(st) == 0 {
 			return
 		}
-		b.pending[r.Goid] = append(b.pending[r.Goid], ispawn{by: st[len(st)-1].frame, seq: b.next(), site: b.callPos(r.PC)})
+		b.spawnAt[r.Seq] = ispawn{by: st[len(st)-1].frame, seq: b.next(), site: b.callPos(r.PC)}
 	case instrument.RecEnter:
 		b.enter(r)
 	case instrument.RecExit:
@@ -302,10 +342,8 @@ func (b *builder) spawned(f *trace.Frame, gi *instrument.Record) {
 	if gi.Parent <= 0 {
 		return
 	}
-	pend := b.pending[gi.Parent]
-	for i, p := range pend {
-		if p.site.String() == gi.CreatorSite {
-			b.pending[gi.Parent] = append(pend[:i:i], pend[i+1:]...)
+	if p, ok := b.spawnAt[b.spawnOf[gi.Goid]]; ok {
+		{
 			f.Caller = b.all[p.by].FID
 			f.CallSite = p.site
 			f.Spawn = true

@@ -1,20 +1,27 @@
 #include "textflag.h"
 
-// func frames() (gp, pcF, pcCaller, bpF, bpCaller uintptr)
+// func frames() (gp, pcF, pcCaller, offF, offCaller uintptr)
 //
 // Called by a hook (a Go function with a frame) that was called by the
-// instrumented function F: BP is the hook's frame pointer.
+// instrumented function F: BP is the hook's frame pointer. The frame
+// pointers are returned as distances from the stack top (g.stack.hi), which
+// stay the same when the stack is moved.
 TEXT ·frames(SB), NOSPLIT, $0-40
 	MOVQ (TLS), AX
 	MOVQ AX, gp+0(FP)
+	MOVQ 8(AX), BX
 	MOVQ 8(BP), DX
 	MOVQ DX, pcF+8(FP)
 	MOVQ (BP), CX
-	MOVQ CX, bpF+24(FP)
+	MOVQ BX, DX
+	SUBQ CX, DX
+	MOVQ DX, offF+24(FP)
 	MOVQ 8(CX), DX
 	MOVQ DX, pcCaller+16(FP)
-	MOVQ (CX), DX
-	MOVQ DX, bpCaller+32(FP)
+	MOVQ (CX), CX
+	MOVQ BX, DX
+	SUBQ CX, DX
+	MOVQ DX, offCaller+32(FP)
 	RET
 
 // func exitFrames() (gp, pc uintptr)

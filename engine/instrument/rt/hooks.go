@@ -8,8 +8,9 @@ package adirt
 // finds the frames by their frame pointers.
 
 // frames returns the current g and, for the hook's caller F: a PC in F,
-// the return address into F's caller, F's frame pointer and its caller's.
-func frames() (gp, pcF, pcCaller, bpF, bpCaller uintptr)
+// the return address into F's caller, and the distances of F's frame
+// pointer and its caller's from the stack top.
+func frames() (gp, pcF, pcCaller, offF, offCaller uintptr)
 
 // exitFrames returns the current g and the return address into the caller
 // of the exit hook's deferwrap.

@@ -337,8 +337,8 @@ func stackOf(goid int64) string {
 	return ""
 }
 
-// enter records the entry of a frame; gp..bpCaller are from frames().
-func enter(site uint64, gp, pcF, pcCaller, bpF, bpCaller uintptr) (F, *G) {
+// enter records the entry of a frame; gp..coff are from frames().
+func enter(site uint64, gp, pcF, pcCaller, off, coff uintptr) (F, *G) {
 	if !enabled || stopped.Load() {
 		return F{}, nil
 	}
@@ -349,8 +349,6 @@ func enter(site uint64, gp, pcF, pcCaller, bpF, bpCaller uintptr) (F, *G) {
 	if len(s.stack) == 0 {
 		s.root()
 	}
-	hi := stackHi(gp)
-	off, coff := hi-bpF, hi-bpCaller
 	if !begin(s, recEnter) {
 		return F{}, nil
 	}
@@ -367,8 +365,9 @@ func enter(site uint64, gp, pcF, pcCaller, bpF, bpCaller uintptr) (F, *G) {
 		// Library code (or the runtime) stands between the innermost open
 		// frame and this one: record the return addresses up to it.
 		top := s.stack[n-1]
-		lo := stackLo(gp)
-		b := bpF
+		// Nothing below moves the stack (peek is a leaf).
+		lo, hi := stackLo(gp), stackHi(gp)
+		b := hi - off
 		var pcs [maxChain]uintptr
 		var offs [maxChain]uintptr
 		k := 0

@@ -1,0 +1,283 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/adi-go/adi/engine/trace"
+)
+
+// diffTargets are all the testdata programs that build (see
+// testdata/README.md), as adi's tests run them.
+var diffTargets = [][]string{
+	{"go", "run", "./testdata/nilmap"},
+	{"go", "test", "./testdata/nilptr"},
+	{"go", "run", "./testdata/index"},
+	{"go", "test", "./testdata/offbyone"},
+	{"go", "test", "./testdata/search"},
+	{"go", "test", "./testdata/recursion"},
+	{"go", "test", "./testdata/methods"},
+	{"go", "run", "./testdata/closure"},
+	{"go", "test", "./testdata/generics"},
+	{"go", "run", "./testdata/pipeline"},
+	{"go", "test", "./testdata/droppederr"},
+	{"go", "test", "./testdata/deferrecover"},
+	{"go", "test", "./testdata/tabletest"},
+	{"go", "run", "./testdata/fib", "10"},
+	{"go", "run", "./testdata/loop"},
+	{"go", "run", "./testdata/nondet"},
+	{"go", "run", "./testdata/spin"},
+	{"go", "run", "./testdata/initgen"},
+}
+
+// TestRecordersAgree records every testdata program with both recorders
+// and compares the indexes: the same functions entered in the same order
+// on each goroutine, the same callers, call sites and spawn edges, the same
+// basic-kind arguments and results, the same exits. Composite values are
+// compared by kind, nil-ness and length, which is what the instrumenting
+// recorder keeps of them.
+//
+// What legitimately differs between two runs of one program is
+// normalised: frames are compared as call trees (the interleaving of
+// goroutines is up to the scheduler, and so are the invocation numbers of
+// a function entered on several goroutines). When the recordings differ,
+// the Delve recorder records the program a second time: a difference that
+// is also found between the two Delve runs at the same place is the
+// program's own non-determinism (testdata/nondet seeds from the clock),
+// not the recorder's; every other difference fails the test.
+func TestRecordersAgree(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records every fixture twice")
+	}
+	root := repoRoot(t)
+	if _, err := os.Stat(filepath.Join(root, "testdata")); err != nil {
+		t.Fatal(err)
+	}
+	for _, argv := range diffTargets {
+		name := strings.TrimPrefix(argv[2], "./testdata/")
+		t.Run(name, func(t *testing.T) {
+			timeout := time.Minute
+			if name == "spin" {
+				timeout = 3 * time.Second
+			}
+			recs := map[RecorderKind]*trace.Recording{}
+			for _, k := range []RecorderKind{RecorderDelve, RecorderInstrument} {
+				var log []string
+				s, err := Open(context.Background(), argv, root, Options{
+					Recorder: k, Timeout: timeout,
+					Log: func(f string, a ...any) { log = append(log, fmt.Sprintf(f, a...)) },
+				})
+				if err != nil {
+					t.Fatalf("%s recorder: %v", k, err)
+				}
+				defer s.Close()
+				if k == RecorderInstrument {
+					for _, l := range log {
+						if strings.Contains(l, "instead") {
+							t.Fatalf("the instrumenting recorder fell back: %s", l)
+						}
+					}
+				}
+				recs[k] = s.Recording()
+			}
+			diffs := compareRecordings(recs[RecorderDelve], recs[RecorderInstrument], name == "spin")
+			if len(diffs) == 0 {
+				return
+			}
+			s, err := Open(context.Background(), argv, root, Options{Recorder: RecorderDelve, Timeout: timeout})
+			if err != nil {
+				t.Fatalf("delve recorder, second run: %v", err)
+			}
+			defer s.Close()
+			noise := map[string]bool{}
+			for _, d := range compareRecordings(recs[RecorderDelve], s.Recording(), name == "spin") {
+				noise[d.key] = true
+			}
+			for _, d := range diffs {
+				if noise[d.key] {
+					t.Logf("also between two Delve runs (the program is not deterministic): %s", d.text)
+					continue
+				}
+				t.Error(d.text)
+			}
+		})
+	}
+}
+
+// durations matches the run times the testing package prints.
+var durations = regexp.MustCompile(`\(\d+\.\d+s\)`)
+
+// difference is one difference between two recordings; key says where and
+// what (without the values).
+type difference struct{ key, text string }
+
+// node is a frame in a canonical call tree.
+type node struct {
+	f    *trace.Frame
+	kids []*node
+}
+
+// canonical builds the call trees of a recording: roots in order of entry,
+// children in the order their caller made the call (RunOrder).
+func canonical(rec *trace.Recording) []*node {
+	nodes := make([]*node, len(rec.Frames))
+	for i, f := range rec.Frames {
+		nodes[i] = &node{f: f}
+	}
+	var roots []*node
+	for i, f := range rec.Frames {
+		if f.Parent < 0 {
+			roots = append(roots, nodes[i])
+			continue
+		}
+		nodes[f.Parent].kids = append(nodes[f.Parent].kids, nodes[i])
+	}
+	for _, n := range nodes {
+		sort.SliceStable(n.kids, func(a, b int) bool { return n.kids[a].f.RunOrder() < n.kids[b].f.RunOrder() })
+	}
+	return roots
+}
+
+// compareRecordings lists the differences between the Delve recorder's
+// index d and the instrumenting recorder's i. killed: the run was stopped
+// by a timeout, so each recording may hold a different number of frames:
+// only the common prefix of each goroutine's tree is compared.
+func compareRecordings(d, i *trace.Recording, killed bool) []difference {
+	var diffs []difference
+	add := func(format string, args ...any) {
+		if len(diffs) < 40 {
+			text := fmt.Sprintf(format, args...)
+			key, _, _ := strings.Cut(text, ": delve")
+			key, _, _ = strings.Cut(key, " delve")
+			diffs = append(diffs, difference{key: key, text: text})
+		}
+	}
+	if !killed {
+		if d.Outcome.ExitCode != i.Outcome.ExitCode {
+			add("exit code: delve %d, instrument %d", d.Outcome.ExitCode, i.Outcome.ExitCode)
+		}
+		if a, b := durations.ReplaceAllString(d.Outcome.Stdout, "(…s)"), durations.ReplaceAllString(i.Outcome.Stdout, "(…s)"); a != b {
+			add("stdout differs:\ndelve:\n%s\ninstrument:\n%s", d.Outcome.Stdout, i.Outcome.Stdout)
+		}
+		if a, b := strings.Join(d.Outcome.FailedTests, ","), strings.Join(i.Outcome.FailedTests, ","); a != b {
+			add("failed tests: delve %s, instrument %s", a, b)
+		}
+		if (d.Outcome.Panic == nil) != (i.Outcome.Panic == nil) {
+			add("panic: delve %v, instrument %v", d.Outcome.Panic, i.Outcome.Panic)
+		} else if d.Outcome.Panic != nil {
+			if d.Outcome.Panic.Value != i.Outcome.Panic.Value || d.Outcome.Panic.Frame != i.Outcome.Panic.Frame {
+				add("panic: delve %q in %s, instrument %q in %s", d.Outcome.Panic.Value, d.Outcome.Panic.Frame, i.Outcome.Panic.Value, i.Outcome.Panic.Frame)
+			}
+		}
+		if len(d.Frames) != len(i.Frames) {
+			add("frames: delve %d, instrument %d", len(d.Frames), len(i.Frames))
+		}
+	}
+	// Functions entered on more than one goroutine: their invocation
+	// numbers depend on the interleaving.
+	multi := map[string]bool{}
+	for _, rec := range []*trace.Recording{d, i} {
+		g := map[string]int64{}
+		for _, f := range rec.Frames {
+			if old, ok := g[f.FID.Func]; ok && old != f.Goroutine {
+				multi[f.FID.Func] = true
+			}
+			g[f.FID.Func] = f.Goroutine
+		}
+	}
+	var walk func(path string, a, b []*node)
+	walk = func(path string, a, b []*node) {
+		if !killed && len(a) != len(b) {
+			add("%s: delve has %d callees %s, instrument %d %s", path, len(a), names(a), len(b), names(b))
+		}
+		for k := 0; k < len(a) && k < len(b); k++ {
+			x, y := a[k].f, b[k].f
+			where := path + "/" + x.FID.String()
+			if x.FID.Func != y.FID.Func {
+				add("%s: delve entered %s, instrument %s", where, x.FID, y.FID)
+				return
+			}
+			if x.FID != y.FID && !multi[x.FID.Func] {
+				add("%s: instrument numbers it %s", where, y.FID)
+			}
+			if x.Caller.Func != y.Caller.Func || !multi[x.Caller.Func] && x.Caller != y.Caller {
+				add("%s: caller delve %s, instrument %s", where, x.Caller, y.Caller)
+			}
+			if x.Spawn != y.Spawn || x.Indirect != y.Indirect {
+				add("%s: spawn/indirect delve %v/%v, instrument %v/%v", where, x.Spawn, x.Indirect, y.Spawn, y.Indirect)
+			}
+			if x.CallSite != y.CallSite {
+				add("%s: call site delve %s, instrument %s", where, x.CallSite, y.CallSite)
+			}
+			if x.Decl != y.Decl {
+				add("%s: declared at delve %s, instrument %s", where, x.Decl, y.Decl)
+			}
+			if d := diffValues(x.Args, y.Args); d != "" {
+				add("%s: arguments %s", where, d)
+			}
+			lastOpen := killed && (x.Exit == trace.Running || y.Exit == trace.Running)
+			if !lastOpen {
+				if x.Exit != y.Exit || x.Panic != y.Panic {
+					add("%s: exit delve %s %q, instrument %s %q", where, x.Exit, x.Panic, y.Exit, y.Panic)
+				}
+				if x.Exit == trace.Returned {
+					if d := diffValues(x.Results, y.Results); d != "" {
+						add("%s: results %s", where, d)
+					}
+				}
+			}
+			walk(where, a[k].kids, b[k].kids)
+		}
+	}
+	walk("", canonical(d), canonical(i))
+	return diffs
+}
+
+func names(ns []*node) string {
+	var s []string
+	for _, n := range ns {
+		s = append(s, n.f.FID.String())
+	}
+	return "[" + strings.Join(s, " ") + "]"
+}
+
+// diffValues compares the Delve recorder's values with the instrumenting
+// recorder's: names, types and kinds always; basic kinds by their text;
+// composite values by nil-ness and length.
+func diffValues(want, got []trace.Value) string {
+	if len(want) != len(got) {
+		return fmt.Sprintf("delve has %d values %s, instrument %d %s", len(want), texts(want), len(got), texts(got))
+	}
+	for k := range want {
+		w, g := want[k], got[k]
+		if w.Name != g.Name || w.Type != g.Type || w.Kind != g.Kind {
+			return fmt.Sprintf("value %d: delve %s %s (%s), instrument %s %s (%s)", k, w.Name, w.Type, w.Kind, g.Name, g.Type, g.Kind)
+		}
+		switch w.Kind {
+		case trace.KindBool, trace.KindInt, trace.KindUint, trace.KindFloat, trace.KindComplex, trace.KindString:
+			if w.Text != g.Text {
+				return fmt.Sprintf("%s: delve %s, instrument %s", w.Name, w.Text, g.Text)
+			}
+		default:
+			if w.Nil != g.Nil || (w.Kind == trace.KindSlice || w.Kind == trace.KindMap) && w.Len != g.Len {
+				return fmt.Sprintf("%s: delve %s (nil %v, len %d), instrument %s (nil %v, len %d)", w.Name, w.Text, w.Nil, w.Len, g.Text, g.Nil, g.Len)
+			}
+		}
+	}
+	return ""
+}
+
+func texts(vs []trace.Value) string {
+	var s []string
+	for _, v := range vs {
+		s = append(s, v.Name+"="+v.Text)
+	}
+	return "[" + strings.Join(s, " ") + "]"
+}
