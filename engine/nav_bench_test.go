@@ -8,6 +8,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/adi-go/adi/engine/target"
 	"github.com/adi-go/adi/engine/trace"
 )
 
@@ -307,21 +308,72 @@ func BenchmarkIndexMemory(b *testing.B) {
 		rec := syntheticRecording(navFrames)
 		runtime.GC()
 		runtime.ReadMemStats(&after)
-		var argBytes float64
-		for _, f := range rec.Frames {
-			for _, vs := range [][]trace.Value{f.Args, f.Results} {
-				for _, v := range vs {
-					argBytes += float64(unsafe.Sizeof(v)) + float64(len(v.Text))
-				}
-			}
-		}
 		n := float64(len(rec.Frames))
 		perFrame = (float64(after.HeapAlloc) - float64(before.HeapAlloc)) / n
-		perArgs = argBytes / n
+		perArgs = valueBytes(rec) / n
 		runtime.KeepAlive(rec)
 	}
 	b.ReportMetric(perFrame, "B/frame")
 	b.ReportMetric(perArgs, "arg-B/frame")
 	b.ReportMetric(perFrame-perArgs, "index-B/frame")
 	b.ReportMetric(float64(unsafe.Sizeof(trace.Frame{})), "B/trace.Frame")
+}
+
+// BenchmarkIndexMemoryInstrumented measures the heap of a real recording
+// per frame: the instrumenting recorder's index of testdata/bench/fib
+// (635,623 frames, one int argument and one int result each), measured
+// from before the recording to after it, both after a GC (the recorder's
+// own garbage is not counted, what the recording keeps is).
+func BenchmarkIndexMemoryInstrumented(b *testing.B) {
+	spec, err := target.Parse([]string{"go", "run", "./testdata/bench/fib"}, repoRoot(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	work := b.TempDir()
+	ctx := context.Background()
+	built, err := spec.Build(ctx, work)
+	if err != nil {
+		b.Fatal(err)
+	}
+	prog := &Program{Path: built.Path, Args: built.Args, Dir: built.Dir, ModulePath: built.ModulePath}
+	inst, err := BuildInstrumented(ctx, spec, work)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var perFrame, perArgs float64
+	for b.Loop() {
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		rec, err := inst.Record(ctx, prog, RecordOptions{Limits: Limits{MaxFrames: 2_000_000}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		if rec.Partial != "" || len(rec.Frames) < 600_000 {
+			b.Fatalf("%d frames, partial %q", len(rec.Frames), rec.Partial)
+		}
+		n := float64(len(rec.Frames))
+		perFrame = (float64(after.HeapAlloc) - float64(before.HeapAlloc)) / n
+		perArgs = valueBytes(rec) / n
+		runtime.KeepAlive(rec)
+	}
+	b.ReportMetric(perFrame, "B/frame")
+	b.ReportMetric(perArgs, "arg-B/frame")
+	b.ReportMetric(perFrame-perArgs, "index-B/frame")
+}
+
+// valueBytes is what the argument and result values of rec take: their
+// trace.Values and the text they hold.
+func valueBytes(rec *trace.Recording) float64 {
+	var n float64
+	for _, f := range rec.Frames {
+		for _, vs := range [][]trace.Value{f.Args, f.Results} {
+			for _, v := range vs {
+				n += float64(unsafe.Sizeof(v)) + float64(len(v.Text))
+			}
+		}
+	}
+	return n
 }
