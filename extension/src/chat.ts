@@ -42,9 +42,12 @@ export class ChatPanel implements vscode.Disposable {
   /** The webview's script has loaded: until then messages are only kept in the model's history. */
   private ready = false;
   private readonly patched = new PatchedDocuments();
+  /** The #mode line: offline or the model, from the settings and the secret key. */
+  private mode: Promise<string>;
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(private readonly context: vscode.ExtensionContext, private readonly ctl: Controller, private readonly log: vscode.OutputChannel) {
+    this.mode = this.computeMode();
     this.disposables.push(
       vscode.workspace.registerTextDocumentContentProvider(PatchedDocuments.scheme, this.patched),
       ctl.sessions.onAgentEvent(({ session, body }) => {
@@ -78,10 +81,14 @@ export class ChatPanel implements vscode.Disposable {
   }
 
   /** Opens (or reveals) the panel. */
-  show(): void {
+  async show(): Promise<void> {
     if (this.panel) {
       this.panel.reveal(vscode.ViewColumn.Beside, false);
       return;
+    }
+    const mode = await this.mode;
+    if (this.panel) {
+      return; // opened meanwhile
     }
     const media = vscode.Uri.joinPath(this.context.extensionUri, 'media');
     const panel = vscode.window.createWebviewPanel('adi.chat', 'adi', { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false }, {
@@ -97,7 +104,7 @@ export class ChatPanel implements vscode.Disposable {
       nonce,
       scriptUri: panel.webview.asWebviewUri(vscode.Uri.joinPath(media, 'chat.js')).toString(),
       styleUri: panel.webview.asWebviewUri(vscode.Uri.joinPath(media, 'chat.css')).toString(),
-      mode: '…',
+      mode,
     });
     panel.webview.onDidReceiveMessage((m) => void this.onMessage(m), undefined, this.disposables);
     panel.onDidDispose(() => {
@@ -129,9 +136,17 @@ export class ChatPanel implements vscode.Disposable {
     this.post({ type: 'busy', busy: b });
   }
 
+  private async computeMode(): Promise<string> {
+    try {
+      return (await currentAdapterEnv(this.context.secrets)).mode;
+    } catch (e) {
+      return 'offline diagnoser (' + errorText(e) + ')';
+    }
+  }
+
   private async refreshMode(): Promise<void> {
-    const a = await currentAdapterEnv(this.context.secrets);
-    this.post({ type: 'mode', text: a.mode });
+    this.mode = this.computeMode();
+    this.post({ type: 'mode', text: await this.mode });
   }
 
   private async onMessage(m: any): Promise<void> {
@@ -139,7 +154,7 @@ export class ChatPanel implements vscode.Disposable {
       switch (m?.type) {
         case 'ready':
           this.ready = true;
-          await this.refreshMode();
+          this.post({ type: 'mode', text: await this.mode });
           for (const h of this.model.history) {
             this.post(h);
           }
@@ -169,7 +184,7 @@ export class ChatPanel implements vscode.Disposable {
 
   /** "diagnose with adi": a session for the test (started if need be), then adi/diagnose. */
   async diagnoseTest(arg?: TestTarget): Promise<void> {
-    this.show();
+    await this.show();
     const t = this.ctl.target(arg);
     if ('error' in t) {
       this.error(t.error);
@@ -198,7 +213,7 @@ export class ChatPanel implements vscode.Disposable {
 
   /** The question box: a follow-up in the conversation, or a first diagnosis. */
   async ask(question: string): Promise<void> {
-    this.show();
+    await this.show();
     if (this.busy) {
       this.notice('A diagnosis is running: wait for it or press Stop.');
       return;
