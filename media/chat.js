@@ -90,6 +90,15 @@
         }
         break;
       }
+      case 'applied': {
+        const b = $('apply');
+        if (b) {
+          b.disabled = true;
+          b.textContent = 'Applied';
+          b.title = 'applied to ' + m.files;
+        }
+        break;
+      }
       case 'clear':
         transcript.textContent = '';
         diagnosis.textContent = '';

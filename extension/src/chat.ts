@@ -335,7 +335,7 @@ export class ChatPanel implements vscode.Disposable {
       await c.doc.save();
     }
     this.notice(`Applied the fix to ${files} and saved. Press "Re-run tests" to check it.`);
-    this.post({ type: 'rerun', text: 'fix applied', ok: undefined });
+    this.post(this.model.push({ type: 'applied', files }));
   }
 
   /** Re-run tests: the recorded command again, without adi, in a child process. */

@@ -63,6 +63,7 @@ export type PanelMessage =
   | { type: 'busy'; busy: boolean }
   | { type: 'mode'; text: string }
   | { type: 'rerun'; text: string; ok: boolean | undefined }
+  | { type: 'applied'; files: string }
   | { type: 'clear' };
 
 /**
