@@ -45,7 +45,10 @@ func record(t testing.TB, argv ...string) (*trace.Recording, *Program) {
 	fx, ok := fixtures[key]
 	if !ok {
 		fx = &fixture{}
-		s, err := Open(context.Background(), argv, repoRoot(t), Options{Timeout: 2 * time.Minute})
+		// The reference (Delve) recorder: the goldens show composite
+		// values in full, which the instrumenting recorder keeps only
+		// shallowly; TestRecordersAgree checks that the two agree.
+		s, err := Open(context.Background(), argv, repoRoot(t), Options{Recorder: RecorderDelve, Timeout: 2 * time.Minute})
 		if err != nil {
 			fx.err = err
 		} else {

@@ -629,8 +629,8 @@ func (b *builder) limit() {
 			b.rec.Frames = append(b.rec.Frames, f)
 		}
 	}
-	msg := fmt.Sprintf("frame limit reached: kept the first %d of %d frames and %d more on the failing path (frames a panic unwound or still running at the end, with their callers); %d frames dropped (raise --max-frames)",
-		max, len(b.all), extra, len(b.all)-len(b.rec.Frames))
+	msg := fmt.Sprintf("frame limit reached: only the first %d frames were kept, plus %d on the failing path (frames a panic unwound or still running at the end, with their callers); %d of %d frames dropped (raise --max-frames)",
+		max, extra, len(b.all)-len(b.rec.Frames), len(b.all))
 	b.rec.Partial = strings.TrimPrefix(b.rec.Partial+"; "+msg, "; ")
 }
 
