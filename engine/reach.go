@@ -184,6 +184,13 @@ func enterFrame(tgt *proc.Target, th proc.Thread, p *process, f *trace.Frame, cf
 	if d := diffArgs(f.Args, args); d != "" {
 		return nil, &DivergenceError{FID: f.FID, Detail: d}
 	}
+	// Composite arguments that the instrumenting recorder kept shallowly
+	// are filled in from the debugger, now that it is at the frame.
+	for i := range f.Args {
+		if shallow(&f.Args[i]) {
+			f.Args[i] = args[i]
+		}
+	}
 	if err := tgt.SwitchThread(th.ThreadID()); err != nil {
 		return nil, err
 	}
@@ -209,15 +216,22 @@ func diffArgs(want, got []trace.Value) string {
 // shallowly (Cut, without children): for those only the kind, nil-ness and
 // length are compared.
 func sameArg(want, got *trace.Value) bool {
-	switch want.Kind {
-	case trace.KindPointer, trace.KindStruct, trace.KindArray, trace.KindSlice, trace.KindMap,
-		trace.KindChan, trace.KindFunc, trace.KindInterface, trace.KindOther:
-		if want.Cut && len(want.Children) == 0 {
-			return want.Kind == got.Kind && want.Nil == got.Nil &&
-				(want.Kind != trace.KindSlice && want.Kind != trace.KindMap || want.Len == got.Len)
-		}
+	if shallow(want) {
+		return want.Kind == got.Kind && want.Nil == got.Nil &&
+			(want.Kind != trace.KindSlice && want.Kind != trace.KindMap || want.Len == got.Len)
 	}
 	return want.Same(got)
+}
+
+// shallow reports whether v is a composite value recorded without its
+// contents (by the instrumenting recorder).
+func shallow(v *trace.Value) bool {
+	switch v.Kind {
+	case trace.KindPointer, trace.KindStruct, trace.KindArray, trace.KindSlice, trace.KindMap,
+		trace.KindChan, trace.KindFunc, trace.KindInterface, trace.KindOther:
+		return v.Cut && len(v.Children) == 0 && !v.Nil
+	}
+	return false
 }
 
 // where says where the stepped goroutine is relative to the frame.
