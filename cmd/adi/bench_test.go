@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"strconv"
@@ -209,4 +212,55 @@ func TestBenchBadFlags(t *testing.T) {
 			t.Errorf("adi %s: exit %d, stderr %q; want exit 2 and %q", strings.Join(c.args, " "), code, stderr.String(), c.want)
 		}
 	}
+}
+
+// fakeDlv puts a script named dlv first on PATH: it prints the entry lines
+// of calls traced as dlv trace does ("> goroutine(1): main.fib(10)") to
+// stderr, then sleeps for sleep seconds. A stand-in, since the tests must
+// not need Delve's command (adi never installs it).
+func fakeDlv(t *testing.T, calls int, sleep int) {
+	t.Helper()
+	dir := t.TempDir()
+	script := fmt.Sprintf("#!/bin/sh\nfor i in $(seq %d); do echo '> goroutine(1): main.fib(10)' >&2; echo '>> goroutine(1): => (55)' >&2; done\nexec sleep %d\n", calls, sleep)
+	if err := os.WriteFile(filepath.Join(dir, "dlv"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+}
+
+func TestBenchDlvTrace(t *testing.T) {
+	t.Run("complete", func(t *testing.T) {
+		fakeDlv(t, 179, 0)
+		out, _ := runBench(t, "-json")
+		var rs []benchResult
+		if err := json.Unmarshal([]byte(out), &rs); err != nil || len(rs) != 1 {
+			t.Fatalf("adi bench -json: %v\n%s", err, out)
+		}
+		r := rs[0]
+		if r.DlvTraceMS == nil || r.DlvTraceExtrapolated || r.DlvTraceX == nil || !near(*r.DlvTraceX, *r.DlvTraceMS/r.NativeMS) {
+			t.Fatalf("dlv trace %v (extrapolated %v), ×native %v; native %v; note %q", r.DlvTraceMS, r.DlvTraceExtrapolated, r.DlvTraceX, r.NativeMS, r.DlvTraceNote)
+		}
+	})
+	t.Run("cut", func(t *testing.T) {
+		// 50 calls, then the run hangs: cut at -delve-time and
+		// extrapolated to the 179 frames of the instrumented recording.
+		fakeDlv(t, 50, 60)
+		start := time.Now()
+		out, _ := runBench(t, "-json", "-delve-time", "3s")
+		var rs []benchResult
+		if err := json.Unmarshal([]byte(out), &rs); err != nil || len(rs) != 1 {
+			t.Fatalf("adi bench -json: %v\n%s", err, out)
+		}
+		r := rs[0]
+		if r.DlvTraceMS == nil || !r.DlvTraceExtrapolated {
+			t.Fatalf("dlv trace %v, extrapolated %v, note %q: want an extrapolated figure", r.DlvTraceMS, r.DlvTraceExtrapolated, r.DlvTraceNote)
+		}
+		// About 3s × 179/50.
+		if *r.DlvTraceMS < 3000*179/50 || *r.DlvTraceMS > 20000*179/50 {
+			t.Errorf("dlv trace extrapolated to %vms, want about %dms", *r.DlvTraceMS, 3000*179/50)
+		}
+		if d := time.Since(start); d > 50*time.Second {
+			t.Errorf("adi bench waited %s for a hanging dlv cut at 3s", d)
+		}
+	})
 }
