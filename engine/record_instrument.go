@@ -679,3 +679,17 @@ func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	return s
 }
+
+// ParseRecorder reads a recorder's name as the command line and the DAP
+// launch request give it: auto, delve or instrument ("" is auto).
+func ParseRecorder(s string) (RecorderKind, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "auto":
+		return RecorderAuto, nil
+	case "delve":
+		return RecorderDelve, nil
+	case "instrument":
+		return RecorderInstrument, nil
+	}
+	return "", fmt.Errorf("unknown recorder %q: use auto (instrument for go test/go run, delve for a binary), delve or instrument", s)
+}

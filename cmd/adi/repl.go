@@ -35,6 +35,11 @@ func engineFlags(fs *flag.FlagSet) *engine.Options {
 		o.Trace = append(o.Trace, s)
 		return nil
 	})
+	fs.Func("recorder", "how the run is recorded: auto (instrument for go test/go run, delve for a binary), delve or instrument", func(s string) error {
+		k, err := engine.ParseRecorder(s)
+		o.Recorder = k
+		return err
+	})
 	return o
 }
 
