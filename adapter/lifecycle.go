@@ -132,6 +132,11 @@ func (s *session) onLaunch(ctx context.Context, r *dap.LaunchRequest) error {
 		return err
 	}
 	opts := s.launchOptions(&args)
+	if args.Recorder != "" {
+		if opts.Recorder, err = engine.ParseRecorder(args.Recorder); err != nil {
+			return err
+		}
+	}
 
 	progress := s.client.SupportsProgressReporting
 	id := fmt.Sprintf("adi-launch-%d", r.Seq)

@@ -34,6 +34,8 @@ type LaunchArgs struct {
 	Timeout     float64  `json:"timeout"`     // seconds, the recorded run
 	ExecTimeout float64  `json:"execTimeout"` // seconds, each re-execution
 	Trace       []string `json:"trace"`
+	// Recorder is auto (the default), delve or instrument.
+	Recorder string `json:"recorder"`
 }
 
 // customRequest is any adi/* request: its arguments are decoded by the
