@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -355,8 +356,11 @@ func runNative(ctx context.Context, cfg benchConfig, path string, prog *engine.P
 	start := time.Now()
 	err := cmd.Run()
 	d := time.Since(start)
-	if ctx.Err() != nil {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return 0, fmt.Errorf("%s took longer than -timeout %s", path, cfg.timeout)
+	}
+	if ctx.Err() != nil {
+		return 0, ctx.Err()
 	}
 	if err != nil {
 		return 0, fmt.Errorf("%s failed (a benchmark program must exit 0): %v\n%s", path, err, tail.String())
@@ -483,6 +487,8 @@ func benchDlvTrace(ctx context.Context, cfg benchConfig, prog *engine.Program, r
 	pw.Close()
 	n := <-calls
 	switch {
+	case errors.Is(ctx.Err(), context.Canceled):
+		return "dlv trace interrupted"
 	case ctx.Err() != nil:
 		if rd.instrumentFrames == 0 || n == 0 {
 			return fmt.Sprintf("dlv trace cut at %s after %d calls; not extrapolated without the instrumented frame count", cfg.delveTime, n)
