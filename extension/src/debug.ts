@@ -27,7 +27,8 @@ function isExecutable(p: string): boolean {
 
 export function lookupEnv(): LookupEnv {
   return {
-    setting: vscode.workspace.getConfiguration('adi').get<string>('path', '') ?? '',
+    setting: (vscode.workspace.getConfiguration('adi').get<string>('path', '') ?? '')
+      .replace(/\$\{workspaceFolder\}/g, vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? '${workspaceFolder}'),
     env: process.env,
     home: os.homedir(),
     platform: process.platform,
@@ -102,7 +103,13 @@ export function installAdi(goPath?: string): void {
 export class AdiDescriptorFactory implements vscode.DebugAdapterDescriptorFactory {
   constructor(private readonly secrets: vscode.SecretStorage, private readonly log: vscode.OutputChannel) {}
 
-  async createDebugAdapterDescriptor(): Promise<vscode.DebugAdapterDescriptor> {
+  async createDebugAdapterDescriptor(session: vscode.DebugSession): Promise<vscode.DebugAdapterDescriptor> {
+    const port = session.configuration.debugServer;
+    if (typeof port === 'number' && port > 0) {
+      // An adi dap --listen started by hand (README: "debugServer").
+      this.log.appendLine(`connecting to adi dap at 127.0.0.1:${port} (debugServer)`);
+      return new vscode.DebugAdapterServer(port, '127.0.0.1');
+    }
     const l = findAdi(lookupEnv());
     if (!l.found) {
       void explainMissing(l);
