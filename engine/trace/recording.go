@@ -87,10 +87,15 @@ func (r *Recording) Index() {
 			p.Children = append(p.Children, i)
 		}
 	}
+	byRunOrder := func(a, b int) int {
+		return cmp.Compare(r.Frames[a].RunOrder(), r.Frames[b].RunOrder())
+	}
 	for _, f := range r.Frames {
-		sort.SliceStable(f.Children, func(a, b int) bool {
-			return r.Frames[f.Children[a]].RunOrder() < r.Frames[f.Children[b]].RunOrder()
-		})
+		// Callees are appended in order of entry: only spawned ones can
+		// be out of run order.
+		if len(f.Children) > 1 && !slices.IsSortedFunc(f.Children, byRunOrder) {
+			slices.SortStableFunc(f.Children, byRunOrder)
+		}
 	}
 }
 
