@@ -265,12 +265,21 @@ export class ChatPanel implements vscode.Disposable {
   }
 
   async stop(): Promise<void> {
-    const s = this.session;
-    if (!s || !this.busy) {
+    if (!this.busy) {
       this.notice('Nothing to stop.');
       return;
     }
-    await this.ctl.cancel(s);
+    const s = this.session;
+    if (s) {
+      await this.ctl.cancel(s);
+      return;
+    }
+    // Still recording: stop the session being started.
+    const recording = this.ctl.sessions.all().filter((x) => !this.ctl.sessions.hasStopped(x));
+    for (const r of recording) {
+      await vscode.debug.stopDebugging(r);
+    }
+    this.notice(recording.length ? 'Stopped the recording.' : 'Nothing to stop.');
   }
 
   /** The module root of the diagnosed run. */
