@@ -43,6 +43,9 @@ export class Timeline implements vscode.WebviewViewProvider, vscode.Disposable {
       if (view.visible && p && p.serial !== this.shown) void this.update(p);
     }, undefined, this.disposables);
     view.onDidDispose(() => { this.view = undefined; }, undefined, this.disposables);
+    // Opened while a session is already stopped: draw it now.
+    const p = this.positions.current;
+    if (p && p.serial !== this.shown) void this.update(p);
   }
 
   refresh(): void {
