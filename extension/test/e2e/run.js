@@ -331,18 +331,20 @@ class Workbench {
     return file;
   }
 
-  // command runs a command from the palette by its exact title.
-  async command(title) {
+  // command runs a command from the palette by its exact title (a string),
+  // or the first whose title matches a RegExp (typed is then what to type).
+  async command(title, typed) {
     const page = this.page;
     await page.keyboard.press('Escape');
     await page.keyboard.press('F1');
     const input = page.locator('.quick-input-widget .quick-input-box input');
     await input.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-    await input.fill('>' + title);
+    await input.fill('>' + (typed || title));
     // The row whose label is exactly the title (not a fuzzy neighbour).
+    const re = title instanceof RegExp ? title : new RegExp(`^${escapeRe(title)}$`);
     const row = page
       .locator('.quick-input-list .monaco-list-row')
-      .filter({ has: page.locator('.label-name', { hasText: new RegExp(`^${escapeRe(title)}$`) }) })
+      .filter({ has: page.locator('.label-name', { hasText: re }) })
       .first();
     try {
       await row.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
@@ -462,13 +464,13 @@ class Workbench {
     return last;
   }
 
-  // frameWith finds the (webview) frame that holds selector.
+  // frameWith finds the webview frame that holds selector.
   async frameWith(selector, timeout) {
     let found;
     await this.waitFor(
       async () => {
         for (const f of this.page.frames()) {
-          if (f.isDetached()) continue;
+          if (f.isDetached() || f === this.page.mainFrame()) continue;
           if ((await f.locator(selector).count().catch(() => 0)) > 0) {
             found = f;
             return true;
@@ -544,25 +546,42 @@ async function stage2(wb) {
   await wb.waitText('the Call Stack view', () => wb.callStack(), /offbyone\.Reading#29/, STEP_TIMEOUT);
   await wb.expandScope('Arguments');
   await wb.waitText('the Variables view', () => wb.variables(), /\bi\s*[=:]\s*28\b/, STEP_TIMEOUT);
+  await wb.page.mouse.move(1, 400); // no tooltip over the toolbar
   await wb.shot('stage2-reverse-continue');
 }
 
 async function views(wb) {
-  log('the adi views');
-  const titles = ['adi: Frame', 'adi: Call Tree', 'adi: Timeline'];
-  for (const t of titles) {
-    await wb.command(`View: Focus on ${t} View`).catch((err) => {
-      throw new Error(`cannot open the view "${t}": ${err.message}`);
-    });
+  log('the adi views (panel)');
+  // Each view has a "Focus on <name> View" command (category: its container).
+  const names = ['adi: Frame', 'adi: Call Tree', 'adi: Timeline'];
+  for (const name of names) {
+    await wb.command(new RegExp(`Focus on ${escapeRe(name)} View$`), `Focus on ${name} View`);
   }
-  await sleep(2000);
+  // The call tree (a tree view) shows the recording around SumFirst#1.
+  const tree = await wb.waitText(
+    'the adi: Call Tree view',
+    () => wb.text('.pane:has(.pane-header[aria-label*="Call Tree"]) .monaco-list-row'),
+    /offbyone\.(SumFirst|Reading)#\d+/,
+    STEP_TIMEOUT,
+  );
+  log('adi: Call Tree:', JSON.stringify(tree.slice(0, 300)));
+  // The frame view (a webview) renders the inspected frame, the timeline its run.
+  const frame = await wb.frameWith('body:has-text("offbyone.Reading#29")', STEP_TIMEOUT);
+  log('adi: Frame:', JSON.stringify((await frame.locator('body').innerText()).slice(0, 200)));
+  await wb.frameWith('#timeline svg', STEP_TIMEOUT);
+  await wb.command('View: Toggle Maximized Panel');
+  await sleep(1500);
   await wb.shot('views');
+  await wb.command('View: Toggle Maximized Panel');
 }
 
 async function stage3(wb, ws) {
   log('stage 3: chat panel, offline diagnosis, apply the fix');
   const file = path.join(ws, 'offbyone.go');
   const before = fs.readFileSync(file, 'utf8');
+  // Room for the chat panel: no side bar, no panel.
+  await wb.command('View: Close Primary Side Bar');
+  if (await wb.page.locator('.part.panel').isVisible()) await wb.command('View: Toggle Panel Visibility');
   await wb.command('adi: Open Chat');
   const chat = await wb.frameWith('#question', UI_TIMEOUT);
   const mode = await chat.locator('#mode').innerText({ timeout: UI_TIMEOUT });
@@ -580,7 +599,8 @@ async function stage3(wb, ws) {
   log('diff:', JSON.stringify(diff));
   assert.match(diff, /^-.*i < n-1/m);
   assert.match(diff, /^\+.*i < n;/m);
-  await chat.locator('#diagnosis').scrollIntoViewIfNeeded();
+  await chat.locator('#diagnosis').evaluate((e) => e.scrollIntoView({ block: 'start' }));
+  await wb.page.mouse.move(1, 400);
   await wb.shot('stage3-diagnosis');
 
   await chat.locator('#apply').click();
