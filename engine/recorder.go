@@ -645,6 +645,10 @@ func (r *recorder) finish(status int, ctxErr error) {
 			switch {
 			case r.fatal != nil && goid == r.fatal.Goroutine:
 				f.Exit, f.Panic = trace.Panicked, r.fatal.Value
+			case r.goexit[goid]:
+				// runtime.Goexit (t.FailNow) ended the goroutine: nothing
+				// ran on it after, to see its frames go.
+				f.Exit = trace.Goexited
 			case r.stopped:
 				// Its return came after the recording stopped.
 				f.Exit = trace.Unrecorded

@@ -1,0 +1,282 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/adi-go/adi/engine/trace"
+)
+
+// openInstrumented records argv (relative to dir) with the instrumenting
+// recorder and fails the test if it fell back to Delve.
+func openInstrumented(t *testing.T, argv []string, dir string, lim Limits, timeout time.Duration) (*Session, []string) {
+	t.Helper()
+	var log []string
+	s, err := Open(context.Background(), argv, dir, Options{
+		Recorder: RecorderInstrument, Limits: lim, Timeout: timeout,
+		Log: func(f string, a ...any) { log = append(log, fmt.Sprintf(f, a...)) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	for _, l := range log {
+		if strings.Contains(l, "instead") {
+			t.Fatalf("fell back: %s", l)
+		}
+	}
+	return s, log
+}
+
+// TestInstrumentFLT builds a frame's trace from an instrumented index: the
+// re-execution under Delve reaches the same invocation, and the composite
+// arguments kept shallowly are filled in.
+func TestInstrumentFLT(t *testing.T) {
+	s, _ := openInstrumented(t, []string{"go", "run", "./testdata/nilmap"}, repoRoot(t), Limits{}, time.Minute)
+	rec := s.Recording()
+	p := rec.Outcome.Panic
+	if p == nil || p.Value != "assignment to entry in nil map" || p.Frame.String() != "main.(*Registry).Add#1" {
+		t.Fatalf("panic: %+v", p)
+	}
+	f, err := rec.Frame(p.Frame)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Exit != trace.Panicked || f.Panic != p.Value || len(f.Args) == 0 || f.Args[0].Text != "&main.Registry{…}" {
+		t.Fatalf("frame before the trace: %s %q %+v", f.Exit, f.Panic, f.Args)
+	}
+	flt, err := s.Frame(context.Background(), p.Frame)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(flt.Steps) == 0 || flt.Steps[len(flt.Steps)-1].Line != 24 {
+		t.Fatalf("trace: %+v", flt.Steps)
+	}
+	if got := f.Args[0].Text; !strings.Contains(got, "ports: nil") {
+		t.Fatalf("receiver after the trace: %s, want Delve's full value", got)
+	}
+}
+
+func TestInstrumentDivergence(t *testing.T) {
+	s, _ := openInstrumented(t, []string{"go", "run", "./testdata/nondet"}, repoRoot(t), Limits{}, time.Minute)
+	_, err := s.Frame(context.Background(), fid("main.throw", 1))
+	if !errors.Is(err, ErrDiverged) || !strings.Contains(err.Error(), "argument seed is ") {
+		t.Fatalf("trace of a frame whose arguments come from the clock: %v, want ErrDiverged", err)
+	}
+}
+
+func TestInstrumentTimeout(t *testing.T) {
+	s, _ := openInstrumented(t, []string{"go", "run", "./testdata/spin"}, repoRoot(t), Limits{}, 2*time.Second)
+	rec := s.Recording()
+	if !rec.Outcome.Killed || !strings.Contains(rec.Partial, "timeout of 2s") {
+		t.Fatalf("killed=%v partial=%q", rec.Outcome.Killed, rec.Partial)
+	}
+	if !rec.HasFunc("main.(*poller).tick") {
+		t.Fatalf("the frames recorded before the kill are lost: %v", rec.Funcs())
+	}
+}
+
+// TestInstrumentMaxFrames: the first MaxFrames frames are kept, plus the
+// frames on the failing path, and the recording says what was dropped.
+func TestInstrumentMaxFrames(t *testing.T) {
+	s, _ := openInstrumented(t, []string{"go", "run", "./testdata/fib", "10"}, repoRoot(t), Limits{MaxFrames: 20}, time.Minute)
+	rec := s.Recording()
+	if len(rec.Frames) != 20 || !strings.Contains(rec.Partial, "only the first 20 frames") || !strings.Contains(rec.Partial, "159 of 179 frames dropped") {
+		t.Fatalf("%d frames, partial %q", len(rec.Frames), rec.Partial)
+	}
+	if !strings.Contains(rec.Outcome.Stdout, "fib(10) = 55") {
+		t.Fatalf("output %q", rec.Outcome.Stdout)
+	}
+
+	s, _ = openInstrumented(t, []string{"go", "run", "./testdata/nilmap"}, repoRoot(t), Limits{MaxFrames: 1}, time.Minute)
+	rec = s.Recording()
+	var got []string
+	for _, f := range rec.Frames {
+		got = append(got, f.FID.String())
+	}
+	if strings.Join(got, " ") != "main.main#1 main.load#1 main.(*Registry).Add#1" || rec.Frames[2].Caller != rec.Frames[1].FID {
+		t.Fatalf("frames kept: %v, want main.main#1 and the failing path", got)
+	}
+	if p := rec.Outcome.Panic; p == nil || p.Frame.String() != "main.(*Registry).Add#1" {
+		t.Fatalf("panic %+v", p)
+	}
+}
+
+// TestInstrumentEdgeCases compares the two recorders on programs that end
+// by log.Fatal (no deferred call runs), that stop a test with t.Fatal
+// (runtime.Goexit) inside a subtest, recover a runtime error in a deferred
+// closure, spawn goroutines from a loop and call a generic function.
+func TestInstrumentEdgeCases(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"go.mod": "module example.com/edge\n\ngo 1.21\n",
+		"cmd/fatal/main.go": `package main
+
+import "log"
+
+func check(n int) error {
+	if n > 2 {
+		return errTooBig
+	}
+	return nil
+}
+
+var errTooBig = errorString("too big")
+
+type errorString string
+
+func (e errorString) Error() string { return string(e) }
+
+func main() {
+	for i := 0; i < 5; i++ {
+		if err := check(i); err != nil {
+			log.Fatalf("check(%d): %v", i, err)
+		}
+	}
+}
+`,
+		"edge.go": `package edge
+
+import "sync"
+
+func Max[T int | float64](a, b T) T {
+	if a > b {
+		return a
+	}
+	return b
+}
+
+func at(xs []int, i int) int { return xs[i] }
+
+func Safe(xs []int, i int) (v int, ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	return at(xs, i), true
+}
+
+func square(x int) int { return x * x }
+
+func Squares(n int) []int {
+	out := make([]int, n)
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			out[i] = square(i)
+		}(i)
+	}
+	wg.Wait()
+	return out
+}
+`,
+		"edge_test.go": `package edge
+
+import "testing"
+
+func need(t *testing.T, ok bool, what string) {
+	t.Helper()
+	if !ok {
+		t.Fatal(what)
+	}
+}
+
+func TestEdge(t *testing.T) {
+	t.Run("max", func(t *testing.T) {
+		need(t, Max(2, 3) == 3, "Max int")
+		need(t, Max(2.5, 1.5) == 2.5, "Max float")
+	})
+	t.Run("safe", func(t *testing.T) {
+		_, ok := Safe([]int{1, 2}, 5)
+		need(t, ok, "Safe out of range")
+	})
+	t.Run("squares", func(t *testing.T) {
+		sq := Squares(4)
+		need(t, sq[3] == 9, "Squares")
+	})
+}
+`,
+	}
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, argv := range [][]string{{"go", "run", "./cmd/fatal"}, {"go", "test", "."}} {
+		t.Run(argv[1], func(t *testing.T) {
+			d, err := Open(context.Background(), argv, dir, Options{Recorder: RecorderDelve, Timeout: time.Minute})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Close()
+			i, _ := openInstrumented(t, argv, dir, Limits{}, time.Minute)
+			if len(i.Recording().Frames) < 4 {
+				t.Fatalf("instrumented: %d frames", len(i.Recording().Frames))
+			}
+			for _, diff := range compareRecordings(d.Recording(), i.Recording(), false) {
+				t.Error(diff.text)
+			}
+		})
+	}
+}
+
+// TestInstrumentFallback: a program the instrumented build breaks (it
+// declares the name the hooks import their runtime under) is recorded by
+// Delve, and the log says so.
+func TestInstrumentFallback(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"go.mod":  "module example.com/clash\n\ngo 1.21\n",
+		"main.go": "package main\n\nvar __adirt = 1\n\nfunc f() int { return __adirt }\n\nfunc main() { println(f()) }\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var log []string
+	s, err := Open(context.Background(), []string{"go", "run", "."}, dir, Options{
+		Timeout: time.Minute, Log: func(f string, a ...any) { log = append(log, fmt.Sprintf(f, a...)) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	all := strings.Join(log, "\n")
+	if !strings.Contains(all, "the instrumented build failed") || !strings.Contains(all, "recording with the Delve recorder instead") {
+		t.Fatalf("log does not say that it fell back:\n%s", all)
+	}
+	if !s.Recording().HasFunc("main.f") {
+		t.Fatalf("Delve's recording lacks main.f: %v", s.Recording().Funcs())
+	}
+}
+
+func TestInstrumentNeedsSource(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "fib")
+	cmd := exec.Command("go", "build", "-gcflags=all=-N -l", "-o", bin, "./testdata/fib")
+	cmd.Dir = repoRoot(t)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	_, err := Open(context.Background(), []string{bin, "3"}, dir, Options{Recorder: RecorderInstrument})
+	if err == nil || !strings.Contains(err.Error(), "prebuilt binary") {
+		t.Fatalf("instrumenting a binary: %v", err)
+	}
+	if _, err := ParseRecorder("fast"); err == nil || !strings.Contains(err.Error(), "use auto") {
+		t.Fatalf("ParseRecorder(fast): %v", err)
+	}
+}
