@@ -49,9 +49,9 @@ export class Controller {
     const tag = `adi-${Date.now()}-${++tagCounter}`;
     config.adiTag = tag;
     const folder = config.program ? vscode.workspace.getWorkspaceFolder(vscode.Uri.file(config.program)) : undefined;
+    const subs: vscode.Disposable[] = [];
+    const done = () => subs.splice(0).forEach((d) => d.dispose());
     const stopped = new Promise<vscode.DebugSession>((resolve, reject) => {
-      const subs: vscode.Disposable[] = [];
-      const done = () => subs.forEach((d) => d.dispose());
       subs.push(this.sessions.onDidStop(({ session }) => {
         if (session.configuration.adiTag === tag) {
           done();
@@ -66,7 +66,14 @@ export class Controller {
       }));
     });
     this.log.appendLine(`starting an adi session: ${config.name} (program ${config.program}${config.testRun ? `, -run ${config.testRun}` : ''})`);
-    const ok = await vscode.debug.startDebugging(folder, config as vscode.DebugConfiguration);
+    let ok = false;
+    try {
+      ok = await vscode.debug.startDebugging(folder, config as vscode.DebugConfiguration);
+    } finally {
+      if (!ok) {
+        done();
+      }
+    }
     if (!ok) {
       throw new Error('the adi debug session did not start: see the notifications and the Debug Console');
     }
