@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"runtime"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -225,9 +226,11 @@ func BenchmarkNav(b *testing.B) {
 	}
 }
 
-// TestNavSynthetic checks the synthetic recording's shape and that each
-// navigation command answers on it in under a millisecond (the median of
-// 21 runs, so that a noisy machine does not fail it).
+// TestNavSynthetic checks the synthetic recording's shape, where each
+// navigation command goes on it, and that each answers in under a
+// millisecond: the fastest of 21 runs, so that a loaded machine does not
+// fail it while a search through the frames (tens of milliseconds) does.
+// BenchmarkNav gives the figures.
 func TestNavSynthetic(t *testing.T) {
 	rec := navRecording(t)
 	main, _ := rec.Lookup(trace.FID{Func: "main.main", Index: 1})
@@ -276,21 +279,17 @@ func TestNavSynthetic(t *testing.T) {
 				s.i = before
 			}
 		}
-		med := medianDuration(times)
-		t.Logf("%-30s median %s", st.cmd, med)
-		if med > time.Millisecond {
-			t.Errorf("%s: median %s on %d frames, want under 1ms", st.cmd, med, navFrames)
+		fastest, med := slices.Min(times), medianDuration(times)
+		t.Logf("%-30s fastest %s, median %s", st.cmd, fastest, med)
+		if fastest > time.Millisecond {
+			t.Errorf("%s: %s at best on %d frames (median %s), want under 1ms", st.cmd, fastest, navFrames, med)
 		}
 	}
 }
 
 func medianDuration(ds []time.Duration) time.Duration {
-	s := append([]time.Duration(nil), ds...)
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
 	return s[len(s)/2]
 }
 
