@@ -264,3 +264,46 @@ func TestBenchDlvTrace(t *testing.T) {
 		}
 	})
 }
+
+// TestBenchProgram runs adi bench on one program of testdata/bench with
+// the Delve recorder bounded to 100 frames: its figure is extrapolated
+// from the bounded run and the one-frame run to the instrumented
+// recording's frame count.
+func TestBenchProgram(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records a program under Delve")
+	}
+	var stdout, stderr bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	args := []string{"bench", "-C", repoRoot(t), "-run", "^alloc$", "-n", "1", "-delve-max", "100", "-json"}
+	if code := run(ctx, args, strings.NewReader(""), &stdout, &stderr); code != 0 {
+		t.Fatalf("adi %s: exit %d\n%s%s", strings.Join(args, " "), code, stdout.String(), stderr.String())
+	}
+	var rs []benchResult
+	if err := json.Unmarshal(stdout.Bytes(), &rs); err != nil || len(rs) != 1 {
+		t.Fatalf("adi bench -json: %v\n%s", err, stdout.String())
+	}
+	r := rs[0]
+	if r.Program != "alloc" || r.Target != "go run ./testdata/bench/alloc" {
+		t.Fatalf("program %q, target %q; want alloc", r.Program, r.Target)
+	}
+	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
+		t.Skip("the instrumenting recorder runs on linux/amd64 only: no frame count to extrapolate to")
+	}
+	// 4,000 documents indexed one call each, plus the sort's comparisons.
+	if r.Frames < 8000 || r.InstrumentMS == nil {
+		t.Fatalf("%d frames, instrumented %v (%s): want a complete instrumented recording of over 8,000 frames", r.Frames, r.InstrumentMS, r.InstrumentNote)
+	}
+	if !r.DelveExtrapolated || r.DelveFrames != 100 || r.DelveMS == nil || r.DelveBoundedMS == nil || r.DelveFixedMS == nil {
+		t.Fatalf("Delve: extrapolated %v from %d frames, %v (bounded %v, fixed %v): want an extrapolation from 100 frames", r.DelveExtrapolated, r.DelveFrames, r.DelveMS, r.DelveBoundedMS, r.DelveFixedMS)
+	}
+	ms := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
+	want := extrapolate(ms(*r.DelveFixedMS), ms(*r.DelveBoundedMS), 100, r.Frames)
+	if got := ms(*r.DelveMS); got < want-time.Millisecond || got > want+time.Millisecond {
+		t.Errorf("Delve extrapolated to %s, want %s from the bounded and fixed runs", got, want)
+	}
+	if *r.DelveMS <= *r.DelveBoundedMS {
+		t.Errorf("the whole run (%vms) extrapolated below the bounded run (%vms)", *r.DelveMS, *r.DelveBoundedMS)
+	}
+}
