@@ -154,6 +154,7 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 		spawnOf: map[int64]uint64{},
 		spawnAt: map[uint64]ispawn{},
 		fns:     map[uint64]*ifn{},
+		pos:     map[uint64]trace.Pos{},
 	}
 	b.matchSpawns(t.Records)
 	for i := range t.Records {
@@ -176,6 +177,7 @@ type builder struct {
 	stacks map[int64][]iopen
 	ginfo  map[int64]*instrument.Record
 	fns    map[uint64]*ifn
+	pos    map[uint64]trace.Pos
 	seq    uint64
 	// spawnOf gives the go statement (its record's Seq) that created a
 	// goroutine; spawnAt the spawn that record made.
@@ -257,8 +259,13 @@ func (b *builder) callPos(pc uint64) trace.Pos {
 	if pc == 0 {
 		return trace.Pos{}
 	}
+	if p, ok := b.pos[pc]; ok {
+		return p
+	}
 	file, line, _ := b.bi.PCToLine(pc - 1)
-	return trace.Pos{File: file, Line: line}
+	p := trace.Pos{File: file, Line: line}
+	b.pos[pc] = p
+	return p
 }
 
 func (b *builder) next() uint64 {
@@ -436,7 +443,6 @@ func (b *builder) values(vs []instrument.Value, names []string) []trace.Value {
 		if i < len(names) {
 			tv.Name = names[i]
 		}
-		short := shortType(v.Type.Name)
 		switch v.Tag {
 		case instrument.TagInt:
 			tv.Kind, tv.Text = trace.KindInt, strconv.FormatInt(v.Int, 10)
@@ -458,6 +464,7 @@ func (b *builder) values(vs []instrument.Value, names []string) []trace.Value {
 				tv.Text += fmt.Sprintf("…+%d more", more)
 			}
 		default:
+			short := shortType(v.Type.Name)
 			tv.Kind = kindOf(v.Type.Kind)
 			tv.Len, tv.Cap = v.Len, v.Cap
 			switch v.Tag {

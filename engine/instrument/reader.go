@@ -122,7 +122,10 @@ func ReadTrace(path string) (*Trace, error) {
 			t.Records = append(t.Records, r)
 		}
 	}
-	sort.Slice(t.Records, func(i, j int) bool { return t.Records[i].Seq < t.Records[j].Seq })
+	less := func(i, j int) bool { return t.Records[i].Seq < t.Records[j].Seq }
+	if !sort.SliceIsSorted(t.Records, less) {
+		sort.Slice(t.Records, less)
+	}
 	return t, nil
 }
 
