@@ -15,6 +15,9 @@ export interface TestTarget {
 
 let tagCounter = 0;
 
+/** startDebugging said no: VS Code or the configuration provider has told the user why. */
+export class NotStartedError extends Error {}
+
 export class Controller {
   constructor(readonly sessions: AdiSessions, private readonly log: vscode.OutputChannel) {}
 
@@ -75,7 +78,7 @@ export class Controller {
       }
     }
     if (!ok) {
-      throw new Error('the adi debug session did not start: see the notifications and the Debug Console');
+      throw new NotStartedError('the adi debug session did not start: see the notifications and the Debug Console');
     }
     return stopped;
   }

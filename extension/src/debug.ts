@@ -153,6 +153,15 @@ export class AdiConfigurationProvider implements vscode.DebugConfigurationProvid
       void vscode.window.showErrorMessage(r.error);
       return undefined;
     }
+    if (typeof r.config.debugServer !== 'number') {
+      // Said here, the launch is abandoned quietly: an error thrown by the
+      // descriptor factory would add VS Code's own modal dialog.
+      const l = findAdi(lookupEnv());
+      if (!l.found) {
+        void explainMissing(l);
+        return undefined;
+      }
+    }
     return r.config as vscode.DebugConfiguration;
   }
 }

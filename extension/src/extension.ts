@@ -2,7 +2,7 @@
 import * as vscode from 'vscode';
 import { ChatPanel, errorText } from './chat';
 import { TestCodeLens } from './codelens';
-import { Controller, TestTarget } from './controller';
+import { Controller, NotStartedError, TestTarget } from './controller';
 import { AdiConfigurationProvider, AdiDescriptorFactory, installAdi, SECRET_KEY } from './debug';
 import { registerTools } from './lmtools';
 import { registerParticipant } from './participant';
@@ -58,7 +58,9 @@ export function activate(context: vscode.ExtensionContext): void {
       try {
         await ctl.start(t.file, t.test, false);
       } catch (e) {
-        void vscode.window.showErrorMessage('adi: ' + errorText(e));
+        if (!(e instanceof NotStartedError)) {
+          void vscode.window.showErrorMessage('adi: ' + errorText(e));
+        }
       }
     }),
   );
