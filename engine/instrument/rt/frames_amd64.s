@@ -43,3 +43,9 @@ TEXT ·peek(SB), NOSPLIT, $0-16
 	MOVQ (AX), AX
 	MOVQ AX, ret+8(FP)
 	RET
+
+// func ptrOf(u uintptr) unsafe.Pointer
+TEXT ·ptrOf(SB), NOSPLIT, $0-16
+	MOVQ u+0(FP), AX
+	MOVQ AX, ret+8(FP)
+	RET

@@ -2,6 +2,8 @@
 
 package adirt
 
+import "unsafe"
+
 // The hooks the instrumenter inserts. Each gets the addresses of the
 // arguments (or results): a hook must be called directly by the
 // instrumented function (entry, Go) or by its deferwrap (exit), since it
@@ -18,6 +20,11 @@ func exitFrames() (gp, pc uintptr)
 
 // peek reads the word at addr (an address in the goroutine's stack).
 func peek(addr uintptr) uintptr
+
+// ptrOf turns the address of a type descriptor (static data, never moved
+// or freed) back into a pointer. Going through a uintptr keeps escape
+// analysis from concluding that the hooks' arguments escape.
+func ptrOf(u uintptr) unsafe.Pointer
 
 // E0 to E4 and EN record the entry of the calling function, site being its
 // index in the instrumenter's table, a0… the addresses of its arguments.

@@ -92,12 +92,15 @@ var (
 	seg      []byte
 	gtab     [1 << gtabBits]atomic.Pointer[G]
 	ttab     [1 << ttabBits]atomic.Pointer[tent]
-	typeIDs  = map[unsafe.Pointer]uint64{}
+	typeIDs  = map[uintptr]uint64{}
 )
 
+// tent is a type the runtime has named: the type of a *T, the kind of T.
 type tent struct {
-	typ unsafe.Pointer
-	id  uint64
+	typ  uintptr
+	id   uint64
+	kind reflect.Kind
+	alen int // arrays: the length
 }
 
 func init() {
@@ -414,10 +417,13 @@ func (s *G) value(p any) {
 		s.byte1(tagOther)
 		return
 	}
+	// p is only read through unsafe: calling reflect on it would make
+	// every argument escape to the heap.
 	e := (*eface)(unsafe.Pointer(&p))
-	s.uvarint(typeID(s, e.typ))
+	t := typeInfo(s, uintptr(e.typ))
+	s.uvarint(t.id)
 	ptr := e.data
-	switch reflect.TypeOf(p).Elem().Kind() {
+	switch t.kind {
 	case reflect.Int:
 		s.byte1(tagInt)
 		s.varint(int64(*(*int)(ptr)))
@@ -489,7 +495,7 @@ func (s *G) value(p any) {
 		// a channel's capacity is the second.
 		s.byte1(tagLen)
 		s.uvarint(uint64(*(*int)(m)))
-		if reflect.TypeOf(p).Elem().Kind() == reflect.Chan {
+		if t.kind == reflect.Chan {
 			s.uvarint(uint64(*(*int)(unsafe.Add(m, 8))))
 		} else {
 			s.uvarint(0)
@@ -511,7 +517,7 @@ func (s *G) value(p any) {
 		}
 	case reflect.Array:
 		s.byte1(tagLen)
-		s.uvarint(uint64(reflect.TypeOf(p).Elem().Len()))
+		s.uvarint(uint64(t.alen))
 		s.uvarint(0)
 	default:
 		s.byte1(tagOther)
@@ -533,13 +539,17 @@ type sliceHeader struct {
 	len, cap int
 }
 
-// typeID returns the id of the type of a *T (as the eface type word of a
-// pointer to the value), recording its name the first time.
-func typeID(s *G, typ unsafe.Pointer) uint64 {
-	h := (uint64(uintptr(typ)) * 0x9E3779B97F4A7C15) >> (64 - ttabBits)
+// typeInfo returns what the runtime knows of the type of a *T (given by
+// the eface type word of a pointer to the value), recording its name the
+// first time.
+func typeInfo(s *G, typ uintptr) *tent {
+	h := (uint64(typ) * 0x9E3779B97F4A7C15) >> (64 - ttabBits)
 	if t := ttab[h].Load(); t != nil && t.typ == typ {
-		return t.id
+		return t
 	}
+	var p any
+	(*eface)(unsafe.Pointer(&p)).typ = ptrOf(typ)
+	rt := reflect.TypeOf(p).Elem()
 	mu.Lock()
 	id, ok := typeIDs[typ]
 	if !ok {
@@ -547,19 +557,20 @@ func typeID(s *G, typ unsafe.Pointer) uint64 {
 		typeIDs[typ] = id
 	}
 	mu.Unlock()
-	ttab[h].Store(&tent{typ: typ, id: id})
+	t := &tent{typ: typ, id: id, kind: rt.Kind()}
+	if t.kind == reflect.Array {
+		t.alen = rt.Len()
+	}
+	ttab[h].Store(t)
 	if !ok {
 		// A type record inside the current record: the reader takes it
 		// where a value's type id is 0.
 		s.uvarint(0)
 		s.uvarint(id)
-		var p any
-		(*eface)(unsafe.Pointer(&p)).typ = typ
-		t := reflect.TypeOf(p).Elem()
-		s.str(typeName(t), 512)
-		s.str(t.Kind().String(), 32)
+		s.str(typeName(rt), 512)
+		s.str(rt.Kind().String(), 32)
 	}
-	return id
+	return t
 }
 
 // typeName spells a type as the debug information does: named types with
