@@ -376,3 +376,59 @@ func valueBytes(rec *trace.Recording) float64 {
 	}
 	return n
 }
+
+// BenchmarkNavInstrumented measures navigation on a real recording: the
+// instrumenting recorder's index of testdata/bench/fib (635,623 frames).
+// The FLTs of the frames visited are built (under Delve) before the
+// timing starts, so the figures are the cost of finding the frame and of
+// rendering the answer (text and JSON).
+func BenchmarkNavInstrumented(b *testing.B) {
+	s, err := Open(context.Background(), []string{"go", "run", "./testdata/bench/fib"}, repoRoot(b),
+		Options{Recorder: RecorderInstrument, Limits: Limits{MaxFrames: 2_000_000}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	if n := len(s.Recording().Frames); n < 600_000 {
+		b.Fatalf("%d frames, want fib(27)'s 635,623 (%s)", n, s.Recording().Partial)
+	}
+	ctx := context.Background()
+	// fib(27) calls fib(20) 21 times, the first and the last about
+	// 600,000 frames apart.
+	if n, err := s.Break("main.fib", "n == 20"); err != nil || n != 21 {
+		b.Fatalf("break main.fib n == 20: %d, %v; want 21", n, err)
+	}
+	// Build the FLTs of the first two matches (the second takes long:
+	// re-execution stops at each of the 20,000 calls of fib before it).
+	var first, second int
+	for _, step := range []struct {
+		cmd string
+		at  *int
+	}{{"continue", &first}, {"continue", &second}} {
+		if _, err := s.Exec(ctx, step.cmd); err != nil {
+			b.Fatalf("%s: %v", step.cmd, err)
+		}
+		*step.at = s.i
+	}
+	for _, bc := range []struct {
+		cmd  string
+		from int
+	}{
+		{"continue", first}, {"prev", second},
+		{"step-out", first}, {"step-into main.fib#1", first},
+		{"call-tree main.main#1 3", first}, {"call-tree main.fib#1 3", first},
+	} {
+		s.i = bc.from
+		if _, err := s.Exec(ctx, bc.cmd); err != nil { // builds the FLT
+			b.Fatalf("%s: %v", bc.cmd, err)
+		}
+		b.Run(bc.cmd, func(b *testing.B) {
+			for b.Loop() {
+				s.i = bc.from
+				if _, err := s.Exec(ctx, bc.cmd); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
