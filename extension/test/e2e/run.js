@@ -19,6 +19,11 @@
 //      offbyone.go:21 and a diff is shown; Apply, accept: the file on disk is
 //      fixed and `go test ./...` passes in the workspace.
 // Whatever happens, code-server and chromium are stopped at the end.
+//
+// Environment: ADI_E2E_CACHE (where setup.sh installed, default
+// ~/.cache/adi-e2e), ADI_E2E_OUT (screenshots and logs, default
+// test-output/e2e), ADI_E2E_VSIX (another .vsix), ADI_E2E_CHROMIUM (another
+// browser), ADI_E2E_KEEP=1 (keep the temp workspace and user data).
 'use strict';
 
 const assert = require('node:assert/strict');
@@ -37,7 +42,7 @@ const CHROMIUM = process.env.ADI_E2E_CHROMIUM || '/usr/bin/chromium';
 const VSIX = process.env.ADI_E2E_VSIX || path.join(ROOT, 'dist', 'adi.vsix');
 const ADI = path.join(ROOT, 'out', 'adi');
 const FIXTURE = path.join(ROOT, 'testdata', 'offbyone');
-const OUT = path.join(ROOT, 'test-output', 'e2e');
+const OUT = process.env.ADI_E2E_OUT || path.join(ROOT, 'test-output', 'e2e');
 const EXTENSION_ID = 'adi-go.adi';
 const GO = fs.existsSync('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : 'go';
 
@@ -335,10 +340,7 @@ class Workbench {
   // or the first whose title matches a RegExp (typed is then what to type).
   async command(title, typed) {
     const page = this.page;
-    await page.keyboard.press('Escape');
-    await page.keyboard.press('F1');
-    const input = page.locator('.quick-input-widget .quick-input-box input');
-    await input.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    const input = await this.palette();
     await input.fill('>' + (typed || title));
     // The row whose label is exactly the title (not a fuzzy neighbour).
     const re = title instanceof RegExp ? title : new RegExp(`^${escapeRe(title)}$`);
@@ -357,13 +359,31 @@ class Workbench {
     await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: UI_TIMEOUT }).catch(() => {});
   }
 
+  async hideSideBar() {
+    if (await this.page.locator('.part.sidebar').isVisible()) await this.command('View: Close Primary Side Bar');
+  }
+
+  // palette opens the command palette with F1 and returns its input. A
+  // webview that has the focus may swallow the key: then the palette opens
+  // from the command center in the title bar.
+  async palette() {
+    const page = this.page;
+    const input = page.locator('.quick-input-widget .quick-input-box input');
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('F1');
+    try {
+      await input.waitFor({ state: 'visible', timeout: 3000 });
+    } catch {
+      await page.locator('.command-center .action-label').first().click();
+      await input.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    }
+    return input;
+  }
+
   // open opens a workspace file at a line with Quick Open (file:line).
   async open(file, line) {
     const page = this.page;
-    await page.keyboard.press('Escape');
-    await page.keyboard.press('Control+P');
-    const input = page.locator('.quick-input-widget .quick-input-box input');
-    await input.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    const input = await this.palette();
     await input.fill(`${file}:${line}`);
     const row = page.locator('.quick-input-list .monaco-list-row', { hasText: file }).first();
     await row.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
@@ -569,7 +589,10 @@ async function views(wb) {
   const frame = await wb.frameWith('body:has-text("offbyone.Reading#29")', STEP_TIMEOUT);
   log('adi: Frame:', JSON.stringify((await frame.locator('body').innerText()).slice(0, 200)));
   await wb.frameWith('#timeline svg', STEP_TIMEOUT);
+  // The whole window for the three views: no side bar, the panel maximized.
+  await wb.hideSideBar();
   await wb.command('View: Toggle Maximized Panel');
+  await wb.page.mouse.move(640, 790);
   await sleep(1500);
   await wb.shot('views');
   await wb.command('View: Toggle Maximized Panel');
@@ -580,7 +603,7 @@ async function stage3(wb, ws) {
   const file = path.join(ws, 'offbyone.go');
   const before = fs.readFileSync(file, 'utf8');
   // Room for the chat panel: no side bar, no panel.
-  await wb.command('View: Close Primary Side Bar');
+  await wb.hideSideBar();
   if (await wb.page.locator('.part.panel').isVisible()) await wb.command('View: Toggle Panel Visibility');
   await wb.command('adi: Open Chat');
   const chat = await wb.frameWith('#question', UI_TIMEOUT);
