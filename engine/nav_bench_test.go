@@ -432,3 +432,32 @@ func BenchmarkNavInstrumented(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkFLTStatementByRecorder builds the FLT of loop's main.simulate
+// on an index made by each recorder: FLTs are built by re-executing the
+// plain -N -l build under Delve whichever recorder made the index, so the
+// cost per statement should not depend on it.
+func BenchmarkFLTStatementByRecorder(b *testing.B) {
+	for _, kind := range []RecorderKind{RecorderDelve, RecorderInstrument} {
+		b.Run(string(kind), func(b *testing.B) {
+			s, err := Open(context.Background(), []string{"go", "run", "./testdata/loop"}, repoRoot(b), Options{Recorder: kind})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			f, err := s.Recording().Frame(trace.FID{Func: "main.simulate", Index: 1})
+			if err != nil {
+				b.Fatal(err)
+			}
+			steps := 0
+			for b.Loop() {
+				flt, err := BuildFLT(context.Background(), s.Program(), s.Recording(), f, Limits{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				steps += len(flt.Steps)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(steps), "ns/stmt")
+		})
+	}
+}
