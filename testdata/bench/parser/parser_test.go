@@ -38,6 +38,7 @@ func generate(n int) string {
 func TestParseGenerated(t *testing.T) {
 	const n = 2500
 	src := generate(n)
+	t.Logf("%d bytes of input", len(src))
 	if len(src) < 250_000 {
 		t.Fatalf("generated input is %d bytes, want a few hundred KB", len(src))
 	}
