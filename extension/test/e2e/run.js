@@ -359,6 +359,11 @@ class Workbench {
     await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: UI_TIMEOUT }).catch(() => {});
   }
 
+  async showSideBar() {
+    if (!(await this.page.locator('.part.sidebar').isVisible())) await this.command('View: Toggle Primary Side Bar Visibility');
+    await this.page.locator('.debug-call-stack').waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+  }
+
   async hideSideBar() {
     if (await this.page.locator('.part.sidebar').isVisible()) await this.command('View: Close Primary Side Bar');
   }
@@ -581,12 +586,12 @@ async function views(wb) {
   const tree = await wb.waitText(
     'the adi: Call Tree view',
     () => wb.text('.pane:has(.pane-header[aria-label*="Call Tree"]) .monaco-list-row'),
-    /offbyone\.(SumFirst|Reading)#\d+/,
+    /offbyone\.SumFirst#1\b.*◀ inspected/,
     STEP_TIMEOUT,
   );
   log('adi: Call Tree:', JSON.stringify(tree.slice(0, 300)));
   // The frame view (a webview) renders the inspected frame, the timeline its run.
-  const frame = await wb.frameWith('body:has-text("offbyone.Reading#29")', STEP_TIMEOUT);
+  const frame = await wb.frameWith('body:has-text("offbyone.SumFirst#1")', STEP_TIMEOUT);
   log('adi: Frame:', JSON.stringify((await frame.locator('body').innerText()).slice(0, 200)));
   await wb.frameWith('#timeline svg', STEP_TIMEOUT);
   // The whole window for the three views: no side bar, the panel maximized.
@@ -596,6 +601,7 @@ async function views(wb) {
   await sleep(1500);
   await wb.shot('views');
   await wb.command('View: Toggle Maximized Panel');
+  await wb.showSideBar();
 }
 
 async function stage3(wb, ws) {
@@ -712,8 +718,8 @@ async function main() {
 
   const stages = [
     ['stage 1: an adi session stops with fid-named frames and the arguments', () => stage1(wb)],
+    ['the adi views show the inspected frame SumFirst#1', () => views(wb)],
     ['stage 2: step back and reverse-continue, the views follow', () => stage2(wb)],
-    ['the adi views', () => views(wb)],
     ['stage 3: offline diagnosis in the chat panel, Apply, tests pass', () => stage3(wb, ws)],
   ];
   for (const [name, fn] of stages) {
