@@ -477,6 +477,7 @@ class Workbench {
       throw new Error(`the debug toolbar has no "${label}" button; it has: ${JSON.stringify(labels)}`);
     }
     await button.click();
+    await this.page.mouse.move(1, 400); // no tooltip left over the toolbar
   }
 
   async waitText(what, get, re, timeout) {
@@ -571,7 +572,8 @@ async function stage2(wb) {
   await wb.waitText('the Call Stack view', () => wb.callStack(), /offbyone\.Reading#29/, STEP_TIMEOUT);
   await wb.expandScope('Arguments');
   await wb.waitText('the Variables view', () => wb.variables(), /\bi\s*[=:]\s*28\b/, STEP_TIMEOUT);
-  await wb.page.mouse.move(1, 400); // no tooltip over the toolbar
+  // The adi frame view (open in the panel since the views stage) follows too.
+  await wb.frameWith('body:has-text("offbyone.Reading#29(i=28)")', STEP_TIMEOUT);
   await wb.shot('stage2-reverse-continue');
 }
 
