@@ -665,7 +665,7 @@ async function main() {
   const { chromium } = require('playwright-core');
   fs.mkdirSync(OUT, { recursive: true });
   for (const f of fs.readdirSync(OUT)) {
-    if (f.endsWith('.png') || f.endsWith('.log')) fs.rmSync(path.join(OUT, f));
+    if (f.endsWith('.png') || f.endsWith('.log') || f === 'logs') fs.rmSync(path.join(OUT, f), { recursive: true });
   }
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'adi-e2e-'));
   const keep = !!process.env.ADI_E2E_KEEP;
