@@ -179,8 +179,11 @@ type builder struct {
 	sites []instrument.Site
 	lim   Limits
 	rec   *trace.Recording
-	// all are all frames, kept or not (see limit).
+	// all are all frames, kept or not (see limit), allocated from frames
+	// in bulk; values likewise.
 	all    []*trace.Frame
+	frames []trace.Frame
+	vals   []trace.Value
 	counts map[string]int
 	stacks map[int64][]iopen
 	ginfo  map[int64]*instrument.Record
@@ -311,13 +314,17 @@ func (b *builder) enter(r *instrument.Record) {
 	}
 	stack := b.unwindTo(r.Goid, r.Off, false)
 	b.counts[fn.name]++
-	f := &trace.Frame{
+	if len(b.frames) == cap(b.frames) {
+		b.frames = make([]trace.Frame, 0, 4096)
+	}
+	b.frames = append(b.frames, trace.Frame{
 		FID:       trace.FID{Func: fn.name, Index: b.counts[fn.name]},
 		Goroutine: r.Goid,
 		Decl:      fn.decl,
 		Exit:      trace.Running,
 		EntrySeq:  b.next(),
-	}
+	})
+	f := &b.frames[len(b.frames)-1]
 	if len(stack) > 0 {
 		top := stack[len(stack)-1]
 		f.Caller = b.all[top.frame].FID
@@ -445,7 +452,13 @@ func (b *builder) unwindTo(goid int64, off uint64, keepAt bool) []iopen {
 
 // values converts recorded values to the index's.
 func (b *builder) values(vs []instrument.Value, names []string) []trace.Value {
-	out := make([]trace.Value, 0, len(vs))
+	if len(vs) == 0 {
+		return nil
+	}
+	if len(b.vals)+len(vs) > cap(b.vals) {
+		b.vals = make([]trace.Value, 0, max(4096, len(vs)))
+	}
+	start := len(b.vals)
 	for i, v := range vs {
 		tv := trace.Value{Type: v.Type.Name}
 		if i < len(names) {
@@ -499,9 +512,9 @@ func (b *builder) values(vs []instrument.Value, names []string) []trace.Value {
 				tv.Text = short + "{…}"
 			}
 		}
-		out = append(out, tv)
+		b.vals = append(b.vals, tv)
 	}
-	return out
+	return b.vals[start:len(b.vals):len(b.vals)]
 }
 
 // kindOf maps a reflect.Kind's name to the index's kinds.

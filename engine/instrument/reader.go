@@ -103,11 +103,12 @@ func ReadTrace(path string) (*Trace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the record file: %w", err)
 	}
-	t := &Trace{Bytes: int64(len(data))}
+	t := &Trace{Bytes: int64(len(data)), Records: make([]Record, 0, len(data)/64)}
 	types := map[uint64]Type{}
+	var slab []Value
 	for start := 0; start < len(data); start += chunkSize {
 		end := min(start+chunkSize, len(data))
-		d := &decoder{b: data[start:end], types: types}
+		d := &decoder{b: data[start:end], types: types, slab: slab}
 		for d.i < len(d.b) && d.b[d.i] != 0 {
 			k := d.b[d.i]
 			d.i++
@@ -121,6 +122,7 @@ func ReadTrace(path string) (*Trace, error) {
 			}
 			t.Records = append(t.Records, r)
 		}
+		slab = d.slab
 	}
 	less := func(i, j int) bool { return t.Records[i].Seq < t.Records[j].Seq }
 	if !sort.SliceIsSorted(t.Records, less) {
@@ -134,6 +136,8 @@ type decoder struct {
 	i     int
 	err   error
 	types map[uint64]Type
+	// slab is where the values of records are allocated from, in bulk.
+	slab []Value
 }
 
 var errShort = errors.New("truncated record")
@@ -223,7 +227,13 @@ func (d *decoder) values() []Value {
 		d.err = fmt.Errorf("%d values in one record", n)
 		return nil
 	}
-	var out []Value
+	if n == 0 {
+		return nil
+	}
+	if len(d.slab)+n > cap(d.slab) {
+		d.slab = make([]Value, 0, max(4096, n))
+	}
+	start := len(d.slab)
 	for i := 0; i < n && d.err == nil; i++ {
 		id := d.uvarint()
 		for id == 0 && d.err == nil {
@@ -254,9 +264,9 @@ func (d *decoder) values() []Value {
 		default:
 			d.err = fmt.Errorf("unknown value tag %d", v.Tag)
 		}
-		out = append(out, v)
+		d.slab = append(d.slab, v)
 	}
-	return out
+	return d.slab[start:len(d.slab):len(d.slab)]
 }
 
 // String renders a value's payload for messages.
