@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"debug/elf"
+	"debug/gosym"
 	"errors"
 	"fmt"
 	"os"
@@ -149,8 +151,8 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 		return nil, err
 	}
 	os.Remove(traceFile)
-	bi := proc.NewBinaryInfo(runtime.GOOS, runtime.GOARCH, false)
-	if err := bi.LoadBinaryInfo(in.path, 0, nil); err != nil {
+	bi, err := loadSymbols(in.path)
+	if err != nil {
 		return nil, fmt.Errorf("reading the instrumented binary's symbols: %w", err)
 	}
 	b := &builder{
@@ -175,7 +177,7 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 // builder turns the records into the index, the way the Delve recorder
 // does from its breakpoints (see recorder.go).
 type builder struct {
-	bi    *proc.BinaryInfo
+	bi    *gosym.Table
 	sites []instrument.Site
 	lim   Limits
 	rec   *trace.Recording
@@ -243,11 +245,31 @@ type ispawn struct {
 	site trace.Pos
 }
 
+// loadSymbols reads the function and line tables of a Go binary (the
+// runtime's own, which are enough here and much faster to load than the
+// DWARF information).
+func loadSymbols(path string) (*gosym.Table, error) {
+	f, err := elf.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	pcln, text := f.Section(".gopclntab"), f.Section(".text")
+	if pcln == nil || text == nil {
+		return nil, errors.New("no .gopclntab or .text section")
+	}
+	data, err := pcln.Data()
+	if err != nil {
+		return nil, err
+	}
+	return gosym.NewTable(nil, gosym.NewLineTable(data, text.Addr))
+}
+
 // ifn is a function, found from a PC in it.
 type ifn struct {
-	name string
+	name string // fid name
+	raw  string // the runtime's name
 	decl trace.Pos
-	fn   *proc.Function
 }
 
 func (b *builder) fn(pc uint64) *ifn {
@@ -256,9 +278,9 @@ func (b *builder) fn(pc uint64) *ifn {
 	}
 	f := &ifn{}
 	if fn := b.bi.PCToFunc(pc); fn != nil {
-		f.fn = fn
-		f.name = fidName(fn)
-		file, line := b.bi.EntryLineForFunc(fn)
+		f.raw = fn.Name
+		f.name = fidName(&proc.Function{Name: fn.Name})
+		file, line, _ := b.bi.PCToLine(fn.Entry)
 		f.decl = trace.Pos{File: file, Line: line}
 	}
 	b.fns[pc] = f
@@ -336,7 +358,7 @@ func (b *builder) enter(r *instrument.Record) {
 			// to it directly (as in the Delve recorder).
 			f.Indirect = true
 			for _, l := range r.Chain {
-				if g := b.fn(l.PC); g.fn != nil && g.fn.Name == "runtime.gopanic" {
+				if b.fn(l.PC).raw == "runtime.gopanic" {
 					f.Indirect = false
 				}
 				if l.Off == top.off {
@@ -412,11 +434,7 @@ func (b *builder) leave(r *instrument.Record) {
 	f := b.all[stack[len(stack)-1].frame]
 	b.stacks[r.Goid] = stack[:len(stack)-1]
 	f.ExitSeq = b.next()
-	how := ""
-	if g := b.fn(r.PC); g.fn != nil {
-		how = g.fn.Name
-	}
-	switch how {
+	switch b.fn(r.PC).raw {
 	case "runtime.gopanic":
 		f.Exit = trace.Panicked
 	case "runtime.Goexit":
