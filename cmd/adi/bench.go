@@ -12,13 +12,16 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unsafe"
 
 	"github.com/adi-go/adi/engine"
 	"github.com/adi-go/adi/engine/target"
+	"github.com/adi-go/adi/engine/trace"
 )
 
 // benchProgram is one program adi bench measures: a target command line
@@ -69,6 +72,11 @@ type benchResult struct {
 
 	InstrumentMS   *float64 `json:"instrument_ms,omitempty"`
 	InstrumentNote string   `json:"instrument_note,omitempty"`
+	// IndexBytes is the heap the instrumented recording keeps per frame
+	// without its argument and result values, ArgBytes what those take
+	// (trace.Values and their text), from the first run.
+	IndexBytes *float64 `json:"index_bytes_per_frame,omitempty"`
+	ArgBytes   *float64 `json:"arg_bytes_per_frame,omitempty"`
 
 	DelveMS *float64 `json:"delve_ms,omitempty"`
 	// DelveExtrapolated: DelveMS is extrapolated from bounded runs of
@@ -94,6 +102,8 @@ type benchResult struct {
 type benchRound struct {
 	native, nativeDebug time.Duration
 	instrument          *time.Duration
+	indexBytes          *float64
+	argBytes            *float64
 	instrumentFrames    int // frames of a complete instrumented recording, else 0
 	delve               *time.Duration
 	delveExtrapolated   bool
@@ -386,6 +396,9 @@ func (t *tailBuffer) String() string { return string(t.b) }
 func benchInstrument(ctx context.Context, cfg benchConfig, inst *engine.InstrumentedBuild, prog *engine.Program, rd *benchRound) string {
 	ctx, cancel := context.WithTimeout(ctx, cfg.timeout+time.Minute)
 	defer cancel()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
 	start := time.Now()
 	rec, err := inst.Record(ctx, prog, engine.RecordOptions{Limits: engine.Limits{MaxFrames: cfg.maxFrames}, Timeout: cfg.timeout})
 	d := time.Since(start)
@@ -397,7 +410,29 @@ func benchInstrument(ctx context.Context, cfg benchConfig, inst *engine.Instrume
 	}
 	rd.instrument = &d
 	rd.instrumentFrames = len(rec.Frames)
+	if n := float64(len(rec.Frames)); n > 0 {
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		args := valueBytes(rec) / n
+		index := (float64(after.HeapAlloc)-float64(before.HeapAlloc))/n - args
+		rd.indexBytes, rd.argBytes = &index, &args
+	}
+	runtime.KeepAlive(rec)
 	return ""
+}
+
+// valueBytes is what the argument and result values of rec take: their
+// trace.Values and the text they hold.
+func valueBytes(rec *trace.Recording) float64 {
+	var n float64
+	for _, f := range rec.Frames {
+		for _, vs := range [][]trace.Value{f.Args, f.Results} {
+			for _, v := range vs {
+				n += float64(unsafe.Sizeof(v)) + float64(len(v.Text))
+			}
+		}
+	}
+	return n
 }
 
 // benchDelve records the program with the engine's Delve recorder, bounded
@@ -515,6 +550,9 @@ func summarize(res *benchResult, rounds []benchRound) {
 		nat := ms(rd.native)
 		native = append(native, nat)
 		nativeDebug = append(nativeDebug, ms(rd.nativeDebug))
+		if rd.indexBytes != nil && res.IndexBytes == nil {
+			res.IndexBytes, res.ArgBytes = rd.indexBytes, rd.argBytes
+		}
 		if rd.instrument != nil {
 			instr = append(instr, ms(*rd.instrument))
 			rInstr = append(rInstr, ms(*rd.instrument)/nat)
@@ -578,10 +616,10 @@ func firstLine(s string) string {
 }
 
 // benchColumns are the columns of adi bench's table.
-var benchColumns = []string{"program", "frames", "native", "native -N -l", "instrument", "×native", "delve", "×native", "delve/instr", "dlv trace", "×native"}
+var benchColumns = []string{"program", "frames", "native", "native -N -l", "instrument", "×native", "delve", "×native", "delve/instr", "dlv trace", "×native", "bytes/frame"}
 
 func writeBenchTable(w io.Writer, cfg benchConfig, results []*benchResult) {
-	fmt.Fprintf(w, "adi bench: %d run(s) of each; times are medians; ratios are medians of the ratios within each run\n", cfg.runs)
+	fmt.Fprintf(w, "adi bench: %d run(s) of each; times are medians; ratios are medians of the ratios within each run; bytes/frame: the instrumented index's heap per frame + its argument and result values\n", cfg.runs)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, strings.Join(benchColumns, "\t"))
 	var notes []string
@@ -598,11 +636,15 @@ func writeBenchTable(w io.Writer, cfg benchConfig, results []*benchResult) {
 		if r.DlvTraceExtrapolated {
 			dlv = "~" + dlv + "*"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Program, frames,
+		mem := "-"
+		if r.IndexBytes != nil {
+			mem = fmt.Sprintf("%.0f + %.0f args", *r.IndexBytes, *r.ArgBytes)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Program, frames,
 			fmtMS(&r.NativeMS), fmtMS(&r.NativeDebugMS),
 			fmtMS(r.InstrumentMS), fmtX(r.InstrumentX),
 			delve, fmtX(r.DelveX), fmtX(r.DelveOverInstrument),
-			dlv, fmtX(r.DlvTraceX))
+			dlv, fmtX(r.DlvTraceX), mem)
 		build := fmt.Sprintf("%s: build %s plain, %s with -N -l", r.Program, fmtMS(&r.BuildPlainMS), fmtMS(&r.BuildDebugMS))
 		if r.BuildInstrumentMS != nil {
 			build += fmt.Sprintf(", %s instrumented", fmtMS(r.BuildInstrumentMS))

@@ -77,6 +77,12 @@ func TestBenchJSON(t *testing.T) {
 		if r.BuildInstrumentMS == nil || *r.BuildInstrumentMS <= 0 {
 			t.Errorf("instrumented build time %v, want positive", r.BuildInstrumentMS)
 		}
+		// Two values a frame (an int argument or result, a 128-byte
+		// trace.Value each) but main's; the index itself takes more than
+		// its Frame.
+		if r.IndexBytes == nil || r.ArgBytes == nil || *r.IndexBytes < 200 || *r.ArgBytes < 200 || *r.ArgBytes > 300 {
+			t.Errorf("bytes per frame: index %v, arguments %v", r.IndexBytes, r.ArgBytes)
+		}
 		if r.InstrumentX == nil || !near(*r.InstrumentX, *r.InstrumentMS/r.NativeMS) {
 			t.Errorf("instrument ×native = %v, want %v / %v", r.InstrumentX, *r.InstrumentMS, r.NativeMS)
 		}
