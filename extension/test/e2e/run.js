@@ -536,7 +536,8 @@ async function stage1(wb) {
 
   const stack = await wb.waitText('the Call Stack view', () => wb.callStack(), /offbyone\.SumFirst#1/, SESSION_TIMEOUT);
   log('Call Stack:', JSON.stringify(stack));
-  assert.match(stack, /offbyone\.TestSumFirst#1/, 'the caller TestSumFirst#1 is on the Call Stack');
+  assert.match(stack, /offbyone\.SumFirst#1\(.*\noffbyone\.go\n22:1/, 'SumFirst#1 at offbyone.go:22');
+  assert.match(stack, /offbyone\.TestSumFirst#1\(.*\noffbyone_test\.go\n14:1/, 'the caller TestSumFirst#1 at offbyone_test.go:14');
   assert.match(stack, /#\d+/);
   await wb.expandScope('Arguments');
   const vars = await wb.waitText('the Variables view', () => wb.variables(), /\bn\s*[=:]\s*25\b/, STEP_TIMEOUT);
@@ -551,8 +552,11 @@ async function stage2(wb) {
   log('stage 2: step back, then reverse-continue to Reading');
   await wb.debugAction('Step Back');
   await wb.waitFor(async () => (await wb.cursorLine()) === 21, STEP_TIMEOUT, 'the editor to follow Step Back to line 21');
-  let stack = await wb.callStack();
-  assert.match(stack, /offbyone\.SumFirst#1/, 'still in SumFirst#1 after Step Back');
+  let stack = await wb.waitText('the Call Stack view', () => wb.callStack(), /offbyone\.SumFirst#1\(.*\n.*\n21:1/, STEP_TIMEOUT);
+  // Back before the loop's first statement: total is 0 and i not declared yet.
+  await wb.expandScope('Locals');
+  const vars = await wb.waitText('the Variables view', () => wb.variables(), /\btotal\s*=\s*0\b/, STEP_TIMEOUT);
+  assert.doesNotMatch(vars, /^i =/m, 'i is not declared before line 21 first runs');
   await wb.shot('stage2-step-back');
 
   // A breakpoint in Reading, before the inspected frame in the run: reverse
