@@ -30,6 +30,8 @@ export interface EditorState {
   line?: number;
   /** The adi.limits.* settings (0: unset). */
   limits: Partial<Record<LimitKey, number>>;
+  /** The adi.recorder setting ("auto" or unset: the adapter's default). */
+  recorder?: string;
 }
 
 export type Resolved = { config: LaunchConfig } | { error: string };
@@ -87,6 +89,9 @@ export function resolveLaunch(input: Partial<LaunchConfig>, ed: EditorState): Re
     if (c[k] === undefined && typeof v === 'number' && v > 0) {
       c[k] = v;
     }
+  }
+  if (c.recorder === undefined && ed.recorder && ed.recorder !== 'auto') {
+    c.recorder = ed.recorder;
   }
   return { config: c };
 }

@@ -148,6 +148,7 @@ export class AdiConfigurationProvider implements vscode.DebugConfigurationProvid
       text: ed?.document.getText(),
       line: ed?.selection.active.line,
       limits,
+      recorder: vscode.workspace.getConfiguration('adi').get<string>('recorder', 'auto'),
     });
     if ('error' in r) {
       void vscode.window.showErrorMessage(r.error);

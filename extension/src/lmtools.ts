@@ -3,18 +3,7 @@
 // active adi session (adi/* custom requests).
 import * as vscode from 'vscode';
 import { AdiSessions } from './sessions';
-
-/** The tools of the manifest's languageModelTools and the adi/* request each sends. */
-export const TOOLS: Record<string, string> = {
-  adi_frame: 'adi/frame',
-  adi_callTree: 'adi/callTree',
-  adi_break: 'adi/break',
-  adi_continue: 'adi/continue',
-  adi_prev: 'adi/prev',
-  adi_stepInto: 'adi/stepInto',
-  adi_stepOut: 'adi/stepOut',
-  adi_execute: 'adi/execute',
-};
+import { TOOLS } from './toolnames';
 
 export function registerTools(context: vscode.ExtensionContext, sessions: AdiSessions): boolean {
   const lm = (vscode as any).lm;

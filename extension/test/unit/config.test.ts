@@ -148,3 +148,13 @@ test('rerunCommand runs the recorded test again, uncached', () => {
   assert.deepEqual(rerunCommand({ type: 'adi', request: 'launch', name: 'x', mode: 'exec', program: '/b/prog', args: ['-v'] }, 'go'),
     { file: '/b/prog', args: ['-v'], cwd: '/b' });
 });
+
+test('the adi.recorder setting fills an unset recorder; auto leaves it to adi', () => {
+  const base = { type: 'adi', request: 'launch', name: 'x', program: '/p' };
+  const set = resolveLaunch(base, { limits: {}, recorder: 'delve' });
+  assert.ok('config' in set && set.config.recorder === 'delve');
+  const own = resolveLaunch({ ...base, recorder: 'instrument' }, { limits: {}, recorder: 'delve' });
+  assert.ok('config' in own && own.config.recorder === 'instrument');
+  const auto = resolveLaunch(base, { limits: {}, recorder: 'auto' });
+  assert.ok('config' in auto && auto.config.recorder === undefined);
+});
