@@ -30,6 +30,8 @@ func (t *T) M(a int, _ string, b ...int) (int, error) {
 func F[X any](x X) X { return x }
 
 func G(int, string) {}
+
+func H() { defer recover() }
 `
 	out, sites, notes, skip := rewriteFile("/x/p.go", []byte(src), 5, "rt")
 	if skip != "" {
@@ -50,6 +52,7 @@ func G(int, string) {}
 		{13, "", ""},
 		{17, "x", "~r0"},
 		{19, "~p0 ~p1", ""},
+		{21, "", ""},
 	}
 	if len(sites) != len(want) {
 		t.Fatalf("%d sites, want %d: %+v", len(sites), len(want), sites)
@@ -71,6 +74,7 @@ func G(int, string) {}
 		{13, `__adirt.Go(); go func() { __adi := __adirt.E0(7); defer __adirt.X0(__adi);}()`},
 		{17, `func F[X any](x X) (__adi_r0 X) { __adi := __adirt.E1(8, &x); defer __adirt.X1(__adi, &__adi_r0); return x }`},
 		{19, `func G(__adi_p0 int, __adi_p1 string) { __adi := __adirt.E2(9, &__adi_p0, &__adi_p1); defer __adirt.X0(__adi);}`},
+		{21, `func H() { __adi := __adirt.E0(10); defer __adirt.X0(__adi); defer recover() }`},
 	} {
 		if !strings.Contains(lines[c.line-1], c.has) {
 			t.Errorf("line %d = %q, want it to contain %q", c.line, lines[c.line-1], c.has)

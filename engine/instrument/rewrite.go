@@ -115,13 +115,28 @@ func (r *rewriter) visit(n ast.Node) bool {
 		r.function(nil, n.Type, n.Body)
 	case *ast.GoStmt:
 		r.add(r.off(n.Pos()), rtName+".Go(); ")
+	case *ast.DeferStmt:
+		// "defer recover()" must stay as it is: wrapped, recover would be
+		// called when the defer statement runs.
+		if isRecover(n.Call) {
+			for _, a := range n.Call.Args {
+				ast.Inspect(a, r.visit)
+			}
+			return false
+		}
 	case *ast.CallExpr:
-		if id, ok := n.Fun.(*ast.Ident); ok && id.Name == "recover" && len(n.Args) == 0 {
+		if isRecover(n) {
 			r.add(r.off(n.Pos()), rtName+".Rec(")
 			r.add(r.off(n.End()), ")")
 		}
 	}
 	return true
+}
+
+// isRecover reports whether call is a call of the built-in recover.
+func isRecover(call *ast.CallExpr) bool {
+	id, ok := call.Fun.(*ast.Ident)
+	return ok && id.Name == "recover" && len(call.Args) == 0
 }
 
 // directive returns the first //go: directive of a function's comment that
