@@ -41,6 +41,8 @@ export class ChatPanel implements vscode.Disposable {
   private sawError = false;
   /** The webview's script has loaded: until then messages are only kept in the model's history. */
   private ready = false;
+  /** The id of the session last talked to. */
+  private lastSession: string | undefined;
   private readonly patched = new PatchedDocuments();
   /** The #mode line: offline or the model, from the settings and the secret key. */
   private mode: Promise<string>;
@@ -113,6 +115,10 @@ export class ChatPanel implements vscode.Disposable {
   }
 
   private adopt(session: vscode.DebugSession): void {
+    if (this.lastSession !== undefined && this.lastSession !== session.id) {
+      this.notice(`Now talking to the adi session "${session.name}" (a new recording).`);
+    }
+    this.lastSession = session.id;
     this.session = session;
     this.config = session.configuration as LaunchConfig;
   }
@@ -197,6 +203,7 @@ export class ChatPanel implements vscode.Disposable {
     }
     this.post(this.model.push({ type: 'clear' }));
     this.session = undefined;
+    this.lastSession = undefined;
     this.setBusy(true);
     this.notice(`Recording ${t.test ?? 'the tests of ' + path.basename(path.dirname(t.file))} with adi…`);
     let session: vscode.DebugSession;
