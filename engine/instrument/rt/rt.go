@@ -108,6 +108,9 @@ func init() {
 	if path == "" {
 		return
 	}
+	// Not for the processes the program starts (a test that runs its own
+	// binary again would truncate the file).
+	os.Unsetenv("ADI_TRACE_FILE")
 	if n, err := strconv.Atoi(os.Getenv("ADI_TRACE_MAXSTR")); err == nil && n > 0 {
 		maxStr = n
 	}
