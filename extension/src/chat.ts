@@ -85,7 +85,7 @@ export class ChatPanel implements vscode.Disposable {
   /** Opens (or reveals) the panel. */
   async show(): Promise<void> {
     if (this.panel) {
-      this.panel.reveal(vscode.ViewColumn.Beside, false);
+      this.panel.reveal(undefined, false); // where it is
       return;
     }
     const mode = await this.mode;
