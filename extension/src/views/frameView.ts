@@ -97,6 +97,7 @@ export class FrameView implements vscode.WebviewViewProvider, vscode.Disposable 
 const frameStyle = `
 #frame-view header { margin-bottom: 6px; }
 #frame-view h2 { font-size: 1.05em; margin: 4px 0; font-family: var(--vscode-editor-font-family); word-break: break-all; }
+#frame-view h2 { display: -webkit-box; -webkit-box-orient: vertical; -webkit-line-clamp: 3; overflow: hidden; }
 #frame-view .caller { opacity: 0.8; }
 ol.steps { list-style: none; margin: 0; padding: 0; font-family: var(--vscode-editor-font-family); font-size: var(--vscode-editor-font-size); }
 ol.steps li { display: flex; gap: 8px; padding: 2px 4px; border-left: 3px solid transparent; }
@@ -108,6 +109,7 @@ li .body { flex: 1; min-width: 0; }
 code.stmt { white-space: pre-wrap; word-break: break-word; }
 .iter { margin-left: 8px; color: var(--vscode-descriptionForeground); font-size: 0.9em; }
 .changes, .callees { display: flex; flex-wrap: wrap; gap: 2px 12px; margin-top: 1px; }
+.change, button.callee { max-width: 100%; max-height: 4.5em; overflow: hidden; word-break: break-all; }
 .change { color: var(--vscode-debugTokenExpression-name); }
 .change .var { font-weight: 600; }
 .change .old { color: var(--vscode-descriptionForeground); text-decoration: line-through; }

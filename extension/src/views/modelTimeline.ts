@@ -22,6 +22,8 @@ export interface TimelineData {
   /** Entries in all: shown frames plus the left-out callees. */
   total: number;
   maxDepth: number;
+  /** The failure to mark: the frame that panicked the run when shown, else the deepest failed frame. */
+  failure?: string;
 }
 
 /**
@@ -63,7 +65,16 @@ export function flatten(root: NodeJSON, failures: Failures): TimelineData {
     return { size: f.size, failing: f.status !== 'ok' };
   };
   const r = walk(root, 0, 0);
-  return { frames, total: r.size, maxDepth };
+  let failure: TimelineFrame | undefined;
+  for (const f of frames) {
+    if (f.status !== 'failed') continue;
+    if (f.fid === failures.panicFrame) {
+      failure = f;
+      break;
+    }
+    if (!failure || f.depth > failure.depth) failure = f;
+  }
+  return { frames, total: r.size, maxDepth, failure: failure?.fid };
 }
 
 /** A rectangle of the chart: one frame, or several narrow ones merged. */
@@ -88,7 +99,7 @@ export interface Layout {
   cells: Cell[];
   /** x of the inspected frame's start, when it is on the chart. */
   currentX?: number;
-  /** x of the first failed frame's start. */
+  /** x of the start of the failure's frame (TimelineData.failure). */
   failureX?: number;
   total: number;
   shown: number;
@@ -130,7 +141,7 @@ export function layout(d: TimelineData, o: LayoutOptions): Layout {
     const w = f.size * scale;
     const isCurrent = f.fid === o.current;
     if (isCurrent) currentX = x0;
-    if (f.status === 'failed' && failureX === undefined) failureX = x0;
+    if (f.fid === d.failure) failureX = x0;
     if (w >= minW || isCurrent) {
       cells.push({
         x: x0, y: f.depth * rowH, w: Math.max(w, 1), h: rowH - 1, depth: f.depth, fid: f.fid, count: 1,

@@ -103,9 +103,9 @@ export class Timeline implements vscode.WebviewViewProvider, vscode.Disposable {
   private draw(p: Position | undefined): void {
     if (!this.data) return;
     const l = layout(this.data, { width: this.width, current: p?.fid });
-    const failed = this.data.frames.find((f) => f.status === 'failed');
+    const failed = this.data.failure;
     const head = `<div class="summary">${l.shown} frames shown, ${l.total} entries from ${escapeHtml(shortName(this.data.frames[0]?.fid ?? ''))} (call depth ≤ ${this.depth})` +
-      (failed ? ` · <span class="fail">failure: <a href="#" class="jump" data-fid="${escapeHtml(failed.fid)}">${escapeHtml(shortName(failed.fid))}</a></span>` : '') +
+      (failed ? ` · <span class="fail">failure: <a href="#" class="jump" data-fid="${escapeHtml(failed)}">${escapeHtml(shortName(failed))}</a></span>` : '') +
       (p ? ` · <span class="cur">inspected: ${escapeHtml(shortName(p.fid))}</span>` : '') + `</div>`;
     this.post(`<div id="timeline">${head}${timelineSvg(l)}<div class="legend">x: order of entry · y: call depth · <span class="sw failed"></span> failed <span class="sw path"></span> on the failing path <span class="sw cur"></span> inspected · click a frame to go there</div></div>`);
   }

@@ -248,6 +248,7 @@ test('views: the timeline flattens the tree in entry order with the left-out cal
 
 test('views: the timeline stays small for 20,000 frames and marks the failure and the inspected frame', () => {
   const d = flatten(bigTree(10000, 7777), noFailures);
+  assert.equal(d.failure, 'main.work#7777');
   assert.equal(d.frames.length, 30001);
   assert.equal(d.total, 30001);
   const l = layout(d, { width: 600, current: 'main.leaf#3' });
@@ -280,6 +281,13 @@ test('views: the timeline of a small run labels its frames and escapes them', ()
   assert.equal(root.fid, pkg + 'nilptr.TestGreetings#1');
   const d = flatten((nilptrTree as TreeJSON).root!, failuresOf(nilptrOutcome as OutcomeJSON));
   assert.equal(d.total, 9);
+  // The failed test, the frames the panic unwound and the one that panicked
+  // all failed: the mark goes to the last.
+  assert.deepEqual(d.frames.filter((f) => f.status === 'failed').map((f) => shortName(f.fid)),
+    ['nilptr.TestGreetings#1', 'nilptr.Greetings#1', 'nilptr.Greeting#3']);
+  assert.equal(d.failure, pkg + 'nilptr.Greeting#3');
+  // Without the outcome's panic frame, the deepest failed frame.
+  assert.equal(flatten((nilptrTree as TreeJSON).root!, noFailures).failure, pkg + 'nilptr.Greeting#3');
   const l = layout(d, { width: 900, current: pkg + 'nilptr.Greeting#3' });
   assert.equal(l.cells.length, 9, 'each frame is wide enough for a cell of its own');
   assert.ok(l.cells.every((c) => c.count === 1));
