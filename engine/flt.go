@@ -55,7 +55,7 @@ func (in *inFrame) walk(ctx context.Context, at func(v *visit) bool) ([]*visit, 
 			step = api.Next
 			cur.spawns++
 		}
-		_, ended, err := in.command(step)
+		state, ended, err := in.command(step)
 		if err != nil {
 			return visits, false, err
 		}
@@ -65,6 +65,9 @@ func (in *inFrame) walk(ctx context.Context, at func(v *visit) bool) ([]*visit, 
 		w, fr, line, err := in.locate()
 		if err != nil {
 			return visits, false, err
+		}
+		if w == gone {
+			in.fillResults(state)
 		}
 		midStatement := false
 		for w == inCallee {
@@ -102,6 +105,22 @@ func (in *inFrame) walk(ctx context.Context, at func(v *visit) bool) ([]*visit, 
 			if !at(cur) {
 				return visits, false, nil
 			}
+		}
+	}
+}
+
+// fillResults replaces the results that the instrumenting recorder kept
+// shallowly with the values Delve read when the frame returned.
+func (in *inFrame) fillResults(state *api.DebuggerState) {
+	f := in.frame
+	if state == nil || state.CurrentThread == nil || len(state.CurrentThread.ReturnValues) != len(f.Results) {
+		return
+	}
+	for i := range f.Results {
+		if shallow(&f.Results[i]) {
+			v := convertValue(&state.CurrentThread.ReturnValues[i])
+			v.Name = f.Results[i].Name
+			f.Results[i] = v
 		}
 	}
 }

@@ -62,6 +62,12 @@ func TestInstrumentFLT(t *testing.T) {
 	if got := f.Args[0].Text; !strings.Contains(got, "ports: nil") {
 		t.Fatalf("receiver after the trace: %s, want Delve's full value", got)
 	}
+	if _, err := s.Frame(context.Background(), fid("main.NewRegistry", 1)); err != nil {
+		t.Fatal(err)
+	}
+	if nr, _ := rec.Frame(fid("main.NewRegistry", 1)); nr.Results[0].Text != "&main.Registry{ports: nil, order: nil}" {
+		t.Fatalf("result after the trace: %s, want Delve's full value", nr.Results[0].Text)
+	}
 }
 
 func TestInstrumentDivergence(t *testing.T) {
