@@ -64,9 +64,15 @@ export class FrameView implements vscode.WebviewViewProvider, vscode.Disposable 
         callees = undefined; // the callees show without their results
       }
       if (p.serial !== this.positions.current?.serial) return; // moved on meanwhile
-      const prev = this.hints.get(p.session.id);
-      const step = p.fid === flt.fid ? pickStep(flt, p.line, prev, p.reason) : -1;
-      this.hints.set(p.session.id, { fid: flt.fid, step });
+      let step: number;
+      if (p.callee) {
+        // A caller selected in the Call Stack: the statement that made the call.
+        step = p.fid === flt.fid ? pickStep(flt, p.line, { fid: p.callee, step: -1 }, p.reason) : -1;
+      } else {
+        const prev = this.hints.get(p.session.id);
+        step = p.fid === flt.fid ? pickStep(flt, p.line, prev, p.reason) : -1;
+        this.hints.set(p.session.id, { fid: flt.fid, step });
+      }
       this.render(frameHtml(frameModel(flt, step, callees?.root)));
     } catch (err) {
       if (p.serial !== this.positions.current?.serial) return;

@@ -26,6 +26,20 @@ export interface Position {
   chain: string[];
   reason: string;
   failures: Failures;
+  /** The Call Stack's frames of the stop (ids, fids, lines): the views follow the one selected there. */
+  stack: StackEntry[];
+  /**
+   * Set when a caller is selected in the Call Stack: the frame it called
+   * (the statement of the call is the current one).
+   */
+  callee?: string;
+}
+
+export interface StackEntry {
+  id: number;
+  fid: string;
+  line: number;
+  file: string;
 }
 
 interface StackFrameLike {
@@ -50,6 +64,8 @@ export class Positions implements vscode.Disposable {
   readonly onDidChange = this.emitter.event;
   private serial = 0;
   private last: Position | undefined;
+  private stop: Position | undefined; // the position of the last stop
+  private pending = 0; // stops being read
   private readonly outcomes = new Map<string, Promise<Failures>>();
   private readonly disposables: vscode.Disposable[] = [this.emitter];
 
@@ -57,7 +73,23 @@ export class Positions implements vscode.Disposable {
     this.disposables.push(
       sessions.onDidStop((e) => void this.stopped(e.session, e.body)),
       sessions.onDidEnd((s) => this.ended(s)),
+      vscode.debug.onDidChangeActiveStackItem((item) => this.selected(item)),
     );
+  }
+
+  /** A frame selected in the Call Stack: the views show it (a caller at the statement of the call). */
+  private selected(item: vscode.DebugThread | vscode.DebugStackFrame | undefined): void {
+    const base = this.stop;
+    // While a stop is read, the Call Stack's ids belong to the new stack.
+    if (!base || this.pending > 0 || !(item instanceof vscode.DebugStackFrame) || item.session.id !== base.session.id) return;
+    const i = base.stack.findIndex((f) => f.id === item.frameId);
+    if (i < 0) return;
+    const f = base.stack[i];
+    if (this.last && this.last.fid === f.fid && (this.last.callee ?? '') === (i > 0 ? base.stack[i - 1].fid : '')) return;
+    this.last = i === 0
+      ? { ...base, serial: ++this.serial }
+      : { ...base, serial: ++this.serial, fid: f.fid, line: f.line, file: f.file, chain: base.chain.slice(i), reason: 'caller', callee: base.stack[i - 1].fid };
+    this.emitter.fire(this.last);
   }
 
   get current(): Position | undefined {
@@ -68,6 +100,7 @@ export class Positions implements vscode.Disposable {
     this.outcomes.delete(s.id);
     if (this.last?.session.id === s.id) {
       this.last = undefined;
+      this.stop = undefined;
       this.serial++;
       this.emitter.fire(undefined);
     }
@@ -84,11 +117,17 @@ export class Positions implements vscode.Disposable {
 
   private async stopped(session: vscode.DebugSession, body: any): Promise<void> {
     const serial = ++this.serial;
+    this.pending++;
     try {
       const threadId = typeof body?.threadId === 'number' ? body.threadId : 1;
       const st = await session.customRequest('stackTrace', { threadId, startFrame: 0, levels: 0 });
       const frames: StackFrameLike[] = st?.stackFrames ?? [];
-      const chain = frames.map((f) => fidOfFrameName(f.name) ?? '').filter((f) => f !== '');
+      const stack: StackEntry[] = [];
+      for (const f of frames) {
+        const fid = fidOfFrameName(f.name);
+        if (fid) stack.push({ id: f.id, fid, line: f.line, file: f.source?.path ?? '' });
+      }
+      const chain = stack.map((f) => f.fid);
       const total: number = st?.totalFrames ?? frames.length;
       if (total > frames.length) {
         // A deeper stack than one answer carries: its root is on the last page.
@@ -101,14 +140,17 @@ export class Positions implements vscode.Disposable {
       const top = frames[0];
       this.last = {
         session, serial, fid: chain[0], line: top?.line ?? 0, file: top?.source?.path ?? '', chain,
-        reason: String(body?.reason ?? ''), failures,
+        reason: String(body?.reason ?? ''), failures, stack,
       };
+      this.stop = this.last;
       this.emitter.fire(this.last);
     } catch (err) {
       if (serial === this.serial) {
         // The session may be ending; the views say what they can.
         console.warn('adi views: reading the position failed:', err);
       }
+    } finally {
+      this.pending--;
     }
   }
 
