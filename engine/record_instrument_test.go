@@ -286,3 +286,18 @@ func TestInstrumentNeedsSource(t *testing.T) {
 		t.Fatalf("ParseRecorder(fast): %v", err)
 	}
 }
+
+// TestInstrumentFilesTarget: go run of .go files (package
+// command-line-arguments) and go test with -run.
+func TestInstrumentFilesTarget(t *testing.T) {
+	s, _ := openInstrumented(t, []string{"go", "run", "./testdata/fib/main.go", "5"}, repoRoot(t), Limits{}, time.Minute)
+	if rec := s.Recording(); len(rec.Invocations("main.fib")) != 15 || !strings.Contains(rec.Outcome.Stdout, "fib(5) = 5") {
+		t.Fatalf("%d calls of main.fib, output %q", len(rec.Invocations("main.fib")), rec.Outcome.Stdout)
+	}
+	s, _ = openInstrumented(t, []string{"go", "test", "./testdata/search", "-run", "TestIndex"}, repoRoot(t), Limits{}, time.Minute)
+	rec := s.Recording()
+	const pkg = "github.com/adi-go/adi/testdata/search."
+	if !rec.HasFunc(pkg+"TestIndex") || rec.HasFunc(pkg+"TestPrimes") || strings.Join(rec.Outcome.FailedTests, ",") != "TestIndex" {
+		t.Fatalf("functions %v, failed %v", rec.Funcs(), rec.Outcome.FailedTests)
+	}
+}

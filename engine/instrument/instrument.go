@@ -116,6 +116,18 @@ func Instrument(ctx context.Context, opts Options, work string) (*Result, error)
 			break
 		}
 	}
+	if res.ModulePath == "" {
+		// .go files given by name (command-line-arguments) have no module
+		// in go list's answer; the main module is the one they are in.
+		cmd := exec.CommandContext(ctx, "go", "list", "-m", "-json=Path,Dir")
+		cmd.Dir = opts.Dir
+		if out, err := cmd.Output(); err == nil {
+			var m struct{ Path, Dir string }
+			if json.NewDecoder(bytes.NewReader(out)).Decode(&m) == nil {
+				res.ModulePath, modDir = m.Path, m.Dir
+			}
+		}
+	}
 	if res.ModulePath == "" || modDir == "" {
 		return nil, errors.New("the target is not in a module: the instrumenting recorder needs one (go.mod)")
 	}
@@ -128,7 +140,8 @@ func Instrument(ctx context.Context, opts Options, work string) (*Result, error)
 	}
 	n := 0
 	for _, p := range pkgs {
-		if p.Module == nil || !p.Module.Main || strings.HasSuffix(p.ImportPath, ".test") {
+		named := p.ImportPath == "command-line-arguments" && p.Module == nil
+		if !named && (p.Module == nil || !p.Module.Main) || strings.HasSuffix(p.ImportPath, ".test") {
 			continue
 		}
 		path := p.ImportPath
