@@ -134,6 +134,24 @@ export function fidOfFrameName(name: string): string | undefined {
   return m ? m[1] : undefined;
 }
 
+/** A frame of the Call Stack (a DAP stackTrace answer) that names an adi frame. */
+export interface StackEntry {
+  id: number;
+  fid: string;
+  line: number;
+  file: string;
+}
+
+/** The adi frames of a stackTrace answer's frames, the inspected one first. */
+export function stackEntries(frames: { id: number; name: string; line: number; source?: { path?: string } }[] | undefined): StackEntry[] {
+  const out: StackEntry[] = [];
+  for (const f of frames ?? []) {
+    const fid = fidOfFrameName(f.name);
+    if (fid) out.push({ id: f.id, fid, line: f.line, file: f.source?.path ?? '' });
+  }
+  return out;
+}
+
 /** Unnamed results are ~r0, ~r1: shown by value alone. */
 function isUnnamed(v: ValueJSON): boolean {
   return v.name === '' || v.name.startsWith('~');

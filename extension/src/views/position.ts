@@ -3,7 +3,7 @@
 // outcome, so that each view asks the adapter only for its own data.
 
 import * as vscode from 'vscode';
-import { fidOfFrameName, isTruncatedAnswer } from './model';
+import { StackEntry, fidOfFrameName, isTruncatedAnswer, stackEntries } from './model';
 import { Failures, OutcomeJSON, failuresOf } from './modelTree';
 
 /** The parts of the core's AdiSessions (extension/src/sessions.ts) the views use. */
@@ -35,12 +35,7 @@ export interface Position {
   callee?: string;
 }
 
-export interface StackEntry {
-  id: number;
-  fid: string;
-  line: number;
-  file: string;
-}
+
 
 interface StackFrameLike {
   id: number;
@@ -122,11 +117,7 @@ export class Positions implements vscode.Disposable {
       const threadId = typeof body?.threadId === 'number' ? body.threadId : 1;
       const st = await session.customRequest('stackTrace', { threadId, startFrame: 0, levels: 0 });
       const frames: StackFrameLike[] = st?.stackFrames ?? [];
-      const stack: StackEntry[] = [];
-      for (const f of frames) {
-        const fid = fidOfFrameName(f.name);
-        if (fid) stack.push({ id: f.id, fid, line: f.line, file: f.source?.path ?? '' });
-      }
+      const stack = stackEntries(frames);
       const chain = stack.map((f) => f.fid);
       const total: number = st?.totalFrames ?? frames.length;
       if (total > frames.length) {

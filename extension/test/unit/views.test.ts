@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import {
   FLTJSON, NodeJSON, TreeJSON, escapeHtml, fidOfFrameName, frameHtml, frameModel, isTruncatedAnswer, makeNonce,
-  outcomeText, pickStep, shortName, webviewDocument,
+  outcomeText, pickStep, shortName, stackEntries, webviewDocument,
 } from '../../src/views/model';
 import {
   OutcomeJSON, TreeNode, childItems, describe, failuresOf, find, fromJSON, iconOf, insertChild, isExpandable,
@@ -144,6 +144,18 @@ test('views: names', () => {
   assert.equal(fidOfFrameName('main.work#1() (ran the go statement)'), 'main.work#1');
   assert.equal(fidOfFrameName('main.f#12'), 'main.f#12');
   assert.equal(fidOfFrameName('not a frame'), undefined);
+  // The Call Stack of adi dap (adapter/inspection.go: fid(args), the line
+  // of the statement in the top frame, of the call in the callers).
+  assert.deepEqual(stackEntries([
+    { id: 14, name: 'offbyone.Reading#4(i=3)', line: 6, source: { path: '/w/offbyone.go' } },
+    { id: 2, name: 'offbyone.Readings#1(n=30)', line: 13, source: { path: '/w/offbyone.go' } },
+    { id: 1, name: 'offbyone.TestSumFirst#1(t=&testing.T{…})', line: 13 },
+  ]), [
+    { id: 14, fid: 'offbyone.Reading#4', line: 6, file: '/w/offbyone.go' },
+    { id: 2, fid: 'offbyone.Readings#1', line: 13, file: '/w/offbyone.go' },
+    { id: 1, fid: 'offbyone.TestSumFirst#1', line: 13, file: '' },
+  ]);
+  assert.deepEqual(stackEntries(undefined), []);
   assert.equal(testName(pkg + 'offbyone.TestSumFirst#1'), 'TestSumFirst');
   assert.equal(testName(pkg + 'offbyone.SumFirst#1'), undefined);
   assert.equal(outcomeText({ exit: 'returned', panic: null, results: [{ name: 'a', type: 'int', value: '1' }, { name: '~r1', type: 'error', value: 'nil' }] }), '→ (a=1, nil)');
