@@ -77,6 +77,18 @@ export function flatten(root: NodeJSON, failures: Failures): TimelineData {
   return { frames, total: r.size, maxDepth, failure: failure?.fid };
 }
 
+/**
+ * The frame to mark as inspected: the first of chain (the inspected frame,
+ * then its callers) that is on the chart, since the call tree leaves out
+ * frames deeper than its depth and the middle of long lists of callees.
+ */
+export function onChart(d: TimelineData, chain: string[]): string | undefined {
+  if (chain.length === 0) return undefined;
+  if (d.frames.some((f) => f.fid === chain[0])) return chain[0];
+  const shown = new Set(d.frames.map((f) => f.fid));
+  return chain.find((f) => shown.has(f));
+}
+
 /** A rectangle of the chart: one frame, or several narrow ones merged. */
 export interface Cell {
   x: number;

@@ -2,7 +2,7 @@
 
 import * as vscode from 'vscode';
 import { TreeJSON, escapeHtml, makeNonce, shortName, webviewDocument } from './model';
-import { TimelineData, flatten, layout, timelineSvg } from './modelTimeline';
+import { TimelineData, flatten, layout, onChart, timelineSvg } from './modelTimeline';
 import { Position, Positions, TooLarge, adiRequest, errorText, goToFrame } from './position';
 import { webviewStyle } from './style';
 
@@ -102,11 +102,14 @@ export class Timeline implements vscode.WebviewViewProvider, vscode.Disposable {
 
   private draw(p: Position | undefined): void {
     if (!this.data) return;
-    const l = layout(this.data, { width: this.width, current: p?.fid });
+    // The inspected frame, or its nearest caller on the chart when the call
+    // tree left it out (deeper than the depth, or in a long list's middle).
+    const current = p ? onChart(this.data, p.chain) : undefined;
+    const l = layout(this.data, { width: this.width, current });
     const failed = this.data.failure;
     const head = `<div class="summary">${l.shown} frames shown, ${l.total} entries from ${escapeHtml(shortName(this.data.frames[0]?.fid ?? ''))} (call depth ≤ ${this.depth})` +
       (failed ? ` · <span class="fail">failure: <a href="#" class="jump" data-fid="${escapeHtml(failed)}">${escapeHtml(shortName(failed))}</a></span>` : '') +
-      (p ? ` · <span class="cur">inspected: ${escapeHtml(shortName(p.fid))}</span>` : '') + `</div>`;
+      (p ? ` · <span class="cur">inspected: ${escapeHtml(shortName(p.fid))}${current !== undefined && current !== p.fid ? ` (not on the chart; marked: its caller ${escapeHtml(shortName(current ?? ''))})` : ''}</span>` : '') + `</div>`;
     this.post(`<div id="timeline">${head}${timelineSvg(l)}<div class="legend">x: order of entry · y: call depth · <span class="sw failed"></span> failed <span class="sw path"></span> on the failing path <span class="sw cur"></span> inspected · click a frame to go there</div></div>`);
   }
 

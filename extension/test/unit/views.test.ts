@@ -12,7 +12,7 @@ import {
   OutcomeJSON, TreeNode, childItems, describe, failuresOf, find, fromJSON, iconOf, insertChild, isExpandable,
   loadChildren, setCurrent, testName,
 } from '../../src/views/modelTree';
-import { flatten, layout, timelineSvg } from '../../src/views/modelTimeline';
+import { flatten, layout, onChart, timelineSvg } from '../../src/views/modelTimeline';
 import {
   nilptrGreetingsFLT, nilptrOutcome, nilptrTree, offbyoneSumFirstFLT, offbyoneTestFLT, offbyoneTestTree1,
 } from './views_fixtures';
@@ -256,6 +256,11 @@ test('views: the timeline flattens the tree in entry order with the left-out cal
   assert.deepEqual(at['main.a#1'], [1, 5, 1, 'ok']);
   assert.deepEqual(at['main.b#1'], [9, 1, 1, 'failed']);
   assert.equal(d.maxDepth, 1);
+  // A frame left out of the chart is marked by its nearest caller on it.
+  assert.equal(onChart(d, ['main.b#1', 'main.main#1']), 'main.b#1');
+  assert.equal(onChart(d, ['main.x#9', 'main.a#1', 'main.main#1']), 'main.a#1');
+  assert.equal(onChart(d, ['main.x#9']), undefined);
+  assert.equal(onChart(d, []), undefined);
 });
 
 test('views: the timeline stays small for 20,000 frames and marks the failure and the inspected frame', () => {
