@@ -138,7 +138,7 @@ function reduce(e: AgentEvent, m: PanelModel): PanelMessage[] {
       }
       const text = u.rounds > 0 || u.prompt_tokens > 0
         ? `${u.rounds} round${u.rounds === 1 ? '' : 's'}, ${u.prompt_tokens} prompt + ${u.completion_tokens} completion tokens`
-        : 'no model used';
+        : 'no model tokens used';
       return [{ type: 'usage', text }, { type: 'busy', busy: false }];
     }
   }

@@ -55,7 +55,7 @@ test('an error event ends the stream and is shown', () => {
 
 test('offline usage, empty text and unknown kinds', () => {
   const m = new PanelModel();
-  assert.deepEqual(m.apply({ kind: 'usage', usage: { rounds: 0, prompt_tokens: 0, completion_tokens: 0 } })[0], { type: 'usage', text: 'no model used' });
+  assert.deepEqual(m.apply({ kind: 'usage', usage: { rounds: 0, prompt_tokens: 0, completion_tokens: 0 } })[0], { type: 'usage', text: 'no model tokens used' });
   assert.deepEqual(m.apply({ kind: 'text', text: '' }), []);
   assert.deepEqual(m.apply({ kind: 'somethingNew' }), []);
   assert.deepEqual(m.apply({ kind: 'diagnosis' }), []);
