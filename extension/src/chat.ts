@@ -11,7 +11,7 @@ import { Controller, TestTarget } from './controller';
 import { currentAdapterEnv, goCommand } from './debug';
 import { applyPatch, parseDiff, patchTarget } from './diff';
 import { pageHtml } from './html';
-import { PanelMessage, PanelModel } from './panel';
+import { errorText, PanelMessage, PanelModel } from './panel';
 
 /** Patched files previewed in the diff editor, by URI path. */
 class PatchedDocuments implements vscode.TextDocumentContentProvider {
@@ -397,11 +397,4 @@ export class ChatPanel implements vscode.Disposable {
 function lastLines(s: string, n: number): string {
   const l = s.trimEnd().split('\n');
   return l.slice(-n).join('\n');
-}
-
-export function errorText(e: unknown): string {
-  if (e instanceof Error) {
-    return e.message;
-  }
-  return String(e);
 }

@@ -1,6 +1,7 @@
 // The adi extension: debug Go with adi from VS Code.
 import * as vscode from 'vscode';
-import { ChatPanel, errorText } from './chat';
+import { ChatPanel } from './chat';
+import { errorText } from './panel';
 import { TestCodeLens } from './codelens';
 import { Controller, NotStartedError, TestTarget } from './controller';
 import { AdiConfigurationProvider, AdiDescriptorFactory, installAdi, SECRET_KEY } from './debug';

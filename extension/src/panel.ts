@@ -176,5 +176,10 @@ export function mdEscape(s: string): string {
   return s.replace(/[\\`*_{}[\]<>#|]/g, '\\$&');
 }
 
+/** The message of an error, for the panel and notifications. */
+export function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
 // escapeHtml is re-exported for the panel's callers.
 export { escapeHtml };

@@ -2,9 +2,8 @@
 // diagnosis of the active adi session (or of the test under the cursor)
 // into the Chat view.
 import * as vscode from 'vscode';
-import { errorText } from './chat';
 import { Controller } from './controller';
-import { AgentEvent, diagnosisMarkdown, mdEscape } from './panel';
+import { AgentEvent, diagnosisMarkdown, errorText, mdEscape } from './panel';
 
 export function registerParticipant(context: vscode.ExtensionContext, ctl: Controller): boolean {
   const chat = (vscode as any).chat;

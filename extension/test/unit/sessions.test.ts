@@ -3,44 +3,8 @@
 // since the tracker's routing needs no editor.
 import { strict as assert } from 'node:assert';
 import { test } from 'node:test';
-import Module = require('node:module');
+import { stub, terminate, trackerFactories as factories } from './vscode-stub';
 
-type Listener<T> = (e: T) => void;
-
-class EventEmitter<T> {
-  private listeners: Array<Listener<T>> = [];
-  event = (l: Listener<T>) => {
-    this.listeners.push(l);
-    return { dispose: () => { this.listeners = this.listeners.filter((x) => x !== l); } };
-  };
-  fire(e: T): void {
-    for (const l of [...this.listeners]) {
-      l(e);
-    }
-  }
-  dispose(): void {
-    this.listeners = [];
-  }
-}
-
-const terminate = new EventEmitter<any>();
-const factories = new Map<string, any>();
-const stub = {
-  EventEmitter,
-  debug: {
-    activeDebugSession: undefined as any,
-    registerDebugAdapterTrackerFactory(type: string, f: any) {
-      factories.set(type, f);
-      return { dispose: () => factories.delete(type) };
-    },
-    onDidTerminateDebugSession: terminate.event,
-  },
-};
-
-const load = (Module as any)._load;
-(Module as any)._load = function (request: string, ...rest: unknown[]) {
-  return request === 'vscode' ? stub : load.call(this, request, ...rest);
-};
 // eslint-disable-next-line @typescript-eslint/no-var-requires
 const { AdiSessions } = require('../../src/sessions') as typeof import('../../src/sessions');
 
