@@ -32,6 +32,8 @@ export interface EditorState {
   limits: Partial<Record<LimitKey, number>>;
   /** The adi.recorder setting ("auto" or unset: the adapter's default). */
   recorder?: string;
+  /** The workspace folder of the launch, for relative paths. */
+  folder?: string;
 }
 
 export type Resolved = { config: LaunchConfig } | { error: string };
@@ -83,6 +85,14 @@ export function resolveLaunch(input: Partial<LaunchConfig>, ed: EditorState): Re
     } else {
       return { error: 'adi: the launch configuration needs "program": the package directory (mode test or run) or the binary (mode exec)' };
     }
+  }
+  // Relative paths are relative to the workspace folder (adi dap would
+  // take them relative to its own working directory).
+  if (ed.folder && c.cwd && !path.isAbsolute(c.cwd)) {
+    c.cwd = path.join(ed.folder, c.cwd);
+  }
+  if (ed.folder && !c.cwd && !path.isAbsolute(c.program)) {
+    c.program = path.join(ed.folder, c.program);
   }
   for (const k of LIMIT_KEYS) {
     const v = ed.limits[k];

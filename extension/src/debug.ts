@@ -136,7 +136,7 @@ export class AdiConfigurationProvider implements vscode.DebugConfigurationProvid
     return [{ type: 'adi', request: 'launch', name: 'adi: debug test', mode: 'test', program: '${fileDirname}', testRun: '' }];
   }
 
-  resolveDebugConfiguration(_folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration): vscode.DebugConfiguration | undefined {
+  resolveDebugConfiguration(folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration): vscode.DebugConfiguration | undefined {
     const ed = vscode.window.activeTextEditor;
     const limits: Partial<Record<LimitKey, number>> = {};
     const c = vscode.workspace.getConfiguration('adi.limits');
@@ -149,6 +149,7 @@ export class AdiConfigurationProvider implements vscode.DebugConfigurationProvid
       line: ed?.selection.active.line,
       limits,
       recorder: vscode.workspace.getConfiguration('adi').get<string>('recorder', 'auto'),
+      folder: (folder ?? vscode.workspace.workspaceFolders?.[0])?.uri.fsPath,
     });
     if ('error' in r) {
       void vscode.window.showErrorMessage(r.error);

@@ -158,3 +158,18 @@ test('the adi.recorder setting fills an unset recorder; auto leaves it to adi', 
   const auto = resolveLaunch(base, { limits: {}, recorder: 'auto' });
   assert.ok('config' in auto && auto.config.recorder === undefined);
 });
+
+test('relative program and cwd are relative to the workspace folder', () => {
+  const base = { type: 'adi', request: 'launch', name: 'x' };
+  const dot = resolveLaunch({ ...base, program: '.' }, { limits: {}, folder: '/w' });
+  assert.ok('config' in dot && dot.config.program === '/w' && dot.config.cwd === undefined);
+  const sub = resolveLaunch({ ...base, program: './pkg' }, { limits: {}, folder: '/w' });
+  assert.ok('config' in sub && sub.config.program === '/w/pkg');
+  // With a cwd, adi dap joins program to it: only the cwd is made absolute.
+  const cwd = resolveLaunch({ ...base, program: 'pkg', cwd: 'sub' }, { limits: {}, folder: '/w' });
+  assert.ok('config' in cwd && cwd.config.cwd === '/w/sub' && cwd.config.program === 'pkg');
+  const abs = resolveLaunch({ ...base, program: '/elsewhere' }, { limits: {}, folder: '/w' });
+  assert.ok('config' in abs && abs.config.program === '/elsewhere');
+  const nofolder = resolveLaunch({ ...base, program: '.' }, { limits: {} });
+  assert.ok('config' in nofolder && nofolder.config.program === '.');
+});
