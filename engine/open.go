@@ -83,7 +83,6 @@ func Open(ctx context.Context, argv []string, dir string, opts Options) (*Sessio
 		Path: built.Path, Args: built.Args, Dir: built.Dir,
 		Env: opts.Env, Stdin: opts.Stdin, ModulePath: built.ModulePath,
 	}
-	logf("adi: recording %s", describe(spec))
 	start := time.Now()
 	rec, err := recordTarget(ctx, spec, prog, work, opts, RecordOptions{
 		Limits: opts.Limits, Trace: opts.Trace, Timeout: opts.Timeout, Output: opts.Output,

@@ -48,7 +48,8 @@ func buildInstrumented(ctx context.Context, spec *target.Spec, work string) (*in
 	if err != nil {
 		return nil, err
 	}
-	out := filepath.Join(work, "adi-instrumented")
+	// Named like the debug build: it is the target's process.
+	out := filepath.Join(work, "adi-target-instrumented")
 	args := []string{"build", "-o", out}
 	if spec.Kind == target.Test {
 		args = []string{"test", "-c", "-o", out}
@@ -710,6 +711,7 @@ func recordTarget(ctx context.Context, spec *target.Spec, prog *Program, work st
 			for _, n := range in.notes {
 				logf("adi: %s", n)
 			}
+			logf("adi: recording %s", describe(spec))
 			return recordInstrumented(ctx, in, prog, work, ropts)
 		}
 		if ctx.Err() != nil {
@@ -717,6 +719,7 @@ func recordTarget(ctx context.Context, spec *target.Spec, prog *Program, work st
 		}
 		logf("adi: the instrumenting recorder cannot be used (%v); recording with the Delve recorder instead", firstLine(err.Error()))
 	}
+	logf("adi: recording %s", describe(spec))
 	return Record(ctx, prog, ropts)
 }
 
