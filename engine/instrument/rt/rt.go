@@ -169,6 +169,11 @@ func (s *G) room() bool {
 	if s.pos+maxRecord <= len(s.buf) {
 		return true
 	}
+	return s.newChunk()
+}
+
+// newChunk gives the goroutine a new chunk of the file.
+func (s *G) newChunk() bool {
 	if stopped.Load() {
 		return false
 	}
@@ -423,7 +428,10 @@ func (s *G) value(p any) {
 	// p is only read through unsafe: calling reflect on it would make
 	// every argument escape to the heap.
 	e := (*eface)(unsafe.Pointer(&p))
-	t := typeInfo(s, uintptr(e.typ))
+	t := ttab[(uint64(uintptr(e.typ))*0x9E3779B97F4A7C15)>>(64-ttabBits)].Load()
+	if t == nil || t.typ != uintptr(e.typ) {
+		t = typeInfo(s, uintptr(e.typ))
+	}
 	s.uvarint(t.id)
 	ptr := e.data
 	switch t.kind {
