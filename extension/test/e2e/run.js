@@ -375,12 +375,21 @@ class Workbench {
     const page = this.page;
     const input = page.locator('.quick-input-widget .quick-input-box input');
     await page.keyboard.press('Escape');
+    // Take the focus back from a webview's iframe, where F1 may not reach
+    // the workbench.
+    await page.evaluate(() => {
+      const a = document.activeElement;
+      if (a && a.tagName === 'IFRAME') a.blur();
+    });
     await page.keyboard.press('F1');
     try {
-      await input.waitFor({ state: 'visible', timeout: 3000 });
+      await input.waitFor({ state: 'visible', timeout: 5000 });
     } catch {
-      await page.locator('.command-center .action-label').first().click();
+      // The title bar's search box (or, with the agent status shown, its
+      // "Open Quick Access" area).
+      await page.locator('.command-center .command-center-quick-pick, .command-center .agent-status-input-area').filter({ visible: true }).first().click();
       await input.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+      await input.fill('>');
     }
     return input;
   }
