@@ -75,6 +75,11 @@ func Open(ctx context.Context, argv []string, dir string, opts Options) (*Sessio
 	if spec.Kind != target.Exec {
 		logf("adi: building %s with -gcflags=all=-N -l", spec.Package)
 	}
+	pre, err := startInstrumentedBuild(ctx, spec, work, opts, logf)
+	if err != nil {
+		return nil, err
+	}
+	defer pre.wait()
 	built, err := spec.Build(ctx, work)
 	if err != nil {
 		return nil, err
@@ -84,7 +89,7 @@ func Open(ctx context.Context, argv []string, dir string, opts Options) (*Sessio
 		Env: opts.Env, Stdin: opts.Stdin, ModulePath: built.ModulePath,
 	}
 	start := time.Now()
-	rec, err := recordTarget(ctx, spec, prog, work, opts, RecordOptions{
+	rec, err := recordTarget(ctx, spec, prog, work, pre, RecordOptions{
 		Limits: opts.Limits, Trace: opts.Trace, Timeout: opts.Timeout, Output: opts.Output,
 		Progress: func(n int) { logf("adi: %d frames…", n) },
 	}, logf)

@@ -681,11 +681,26 @@ func (b *builder) limit() {
 	b.rec.Partial = strings.TrimPrefix(b.rec.Partial+"; "+msg, "; ")
 }
 
-// recordTarget records one run of the built target with the recorder that
-// opts choose: the instrumenting one for go test and go run targets
-// (RecorderAuto), Delve for a prebuilt binary. A build that fails only
-// because of the instrumentation falls back to Delve, and says so.
-func recordTarget(ctx context.Context, spec *target.Spec, prog *Program, work string, opts Options, ropts RecordOptions, logf func(string, ...any)) (*trace.Recording, error) {
+// instrumentedBuild is the instrumented build of a target, made while the
+// debug build (for the traces) is made.
+type instrumentedBuild struct {
+	done chan struct{}
+	in   *instrumented
+	err  error
+}
+
+// wait waits for the build to end (nil: nothing to wait for).
+func (b *instrumentedBuild) wait() {
+	if b != nil {
+		<-b.done
+	}
+}
+
+// startInstrumentedBuild chooses the recorder as opts say: the
+// instrumenting one for go test and go run targets (RecorderAuto), Delve
+// for a prebuilt binary or --trace. For the instrumenting recorder it
+// starts the instrumented build and returns it; nil means Delve.
+func startInstrumentedBuild(ctx context.Context, spec *target.Spec, work string, opts Options, logf func(string, ...any)) (*instrumentedBuild, error) {
 	kind := opts.Recorder
 	switch kind {
 	case RecorderAuto:
@@ -698,26 +713,41 @@ func recordTarget(ctx context.Context, spec *target.Spec, prog *Program, work st
 	default:
 		return nil, fmt.Errorf("unknown recorder %q: use auto, delve or instrument", kind)
 	}
-	if kind == RecorderInstrument && spec.Kind == target.Exec {
+	if kind == RecorderDelve {
+		return nil, nil
+	}
+	if spec.Kind == target.Exec {
 		return nil, fmt.Errorf("the instrumenting recorder needs the source: %s is a prebuilt binary; use --recorder=delve (or auto)", spec.Binary)
 	}
-	if kind == RecorderInstrument && len(opts.Trace) > 0 {
+	if len(opts.Trace) > 0 {
 		return nil, errors.New("--trace needs the Delve recorder (the instrumenting recorder sees only the module's own functions); use --recorder=delve or auto")
 	}
-	if kind == RecorderInstrument {
-		logf("adi: building %s with entry and exit hooks (instrumenting recorder)", spec.Package)
-		in, err := buildInstrumented(ctx, spec, work)
-		if err == nil {
-			for _, n := range in.notes {
+	logf("adi: building %s with entry and exit hooks (instrumenting recorder)", spec.Package)
+	b := &instrumentedBuild{done: make(chan struct{})}
+	go func() {
+		defer close(b.done)
+		b.in, b.err = buildInstrumented(ctx, spec, work)
+	}()
+	return b, nil
+}
+
+// recordTarget records one run of the built target: with the instrumented
+// build when there is one, else (or when it failed, which it says) with
+// Delve.
+func recordTarget(ctx context.Context, spec *target.Spec, prog *Program, work string, b *instrumentedBuild, ropts RecordOptions, logf func(string, ...any)) (*trace.Recording, error) {
+	if b != nil {
+		b.wait()
+		if b.err == nil {
+			for _, n := range b.in.notes {
 				logf("adi: %s", n)
 			}
 			logf("adi: recording %s", describe(spec))
-			return recordInstrumented(ctx, in, prog, work, ropts)
+			return recordInstrumented(ctx, b.in, prog, work, ropts)
 		}
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		logf("adi: the instrumenting recorder cannot be used (%v); recording with the Delve recorder instead", firstLine(err.Error()))
+		logf("adi: the instrumenting recorder cannot be used (%v); recording with the Delve recorder instead", firstLine(b.err.Error()))
 	}
 	logf("adi: recording %s", describe(spec))
 	return Record(ctx, prog, ropts)
