@@ -1,3 +1,5 @@
+//go:build linux
+
 #include "textflag.h"
 
 // func frames() (gp, pcF, pcCaller, offF, offCaller uintptr)

@@ -1,4 +1,4 @@
-//go:build amd64
+//go:build linux && amd64
 
 // Package adirt is the runtime of adi's instrumenting recorder. The
 // instrumenter adds it to the build of the target (through the overlay) and
