@@ -32,8 +32,6 @@ export interface EditorState {
   limits: Partial<Record<LimitKey, number>>;
   /** The adi.recorder setting ("auto" or unset: the adapter's default). */
   recorder?: string;
-  /** The workspace folder of the launch, for relative paths. */
-  folder?: string;
 }
 
 export type Resolved = { config: LaunchConfig } | { error: string };
@@ -86,14 +84,6 @@ export function resolveLaunch(input: Partial<LaunchConfig>, ed: EditorState): Re
       return { error: 'adi: the launch configuration needs "program": the package directory (mode test or run) or the binary (mode exec)' };
     }
   }
-  // Relative paths are relative to the workspace folder (adi dap would
-  // take them relative to its own working directory).
-  if (ed.folder && c.cwd && !path.isAbsolute(c.cwd)) {
-    c.cwd = path.join(ed.folder, c.cwd);
-  }
-  if (ed.folder && !c.cwd && !path.isAbsolute(c.program)) {
-    c.program = path.join(ed.folder, c.program);
-  }
   for (const k of LIMIT_KEYS) {
     const v = ed.limits[k];
     if (c[k] === undefined && typeof v === 'number' && v > 0) {
@@ -104,6 +94,25 @@ export function resolveLaunch(input: Partial<LaunchConfig>, ed: EditorState): Re
     c.recorder = ed.recorder;
   }
   return { config: c };
+}
+
+/**
+ * Makes a relative program and cwd relative to the workspace folder (adi
+ * dap would take them relative to its own working directory). For a
+ * configuration whose variables (${workspaceFolder}…) are substituted.
+ */
+export function absolutize(c: LaunchConfig, folder: string | undefined): LaunchConfig {
+  if (!folder) {
+    return c;
+  }
+  const out = { ...c };
+  if (out.cwd && !path.isAbsolute(out.cwd)) {
+    out.cwd = path.join(folder, out.cwd);
+  }
+  if (!out.cwd && out.program && !path.isAbsolute(out.program)) {
+    out.program = path.join(folder, out.program);
+  }
+  return out;
 }
 
 /** The configuration of "debug with adi" / "diagnose with adi" for one test. */

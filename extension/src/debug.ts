@@ -6,7 +6,7 @@ import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { findAdi, findGo, INSTALL_COMMAND, Lookup, LookupEnv } from './binary';
-import { adapterEnv, AdapterEnv, LimitKey, LIMIT_KEYS, resolveLaunch } from './config';
+import { absolutize, adapterEnv, AdapterEnv, LaunchConfig, LimitKey, LIMIT_KEYS, resolveLaunch } from './config';
 
 export const SECRET_KEY = 'adi.llm.apiKey';
 
@@ -136,7 +136,7 @@ export class AdiConfigurationProvider implements vscode.DebugConfigurationProvid
     return [{ type: 'adi', request: 'launch', name: 'adi: debug test', mode: 'test', program: '${fileDirname}', testRun: '' }];
   }
 
-  resolveDebugConfiguration(folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration): vscode.DebugConfiguration | undefined {
+  resolveDebugConfiguration(_folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration): vscode.DebugConfiguration | undefined {
     const ed = vscode.window.activeTextEditor;
     const limits: Partial<Record<LimitKey, number>> = {};
     const c = vscode.workspace.getConfiguration('adi.limits');
@@ -149,7 +149,6 @@ export class AdiConfigurationProvider implements vscode.DebugConfigurationProvid
       line: ed?.selection.active.line,
       limits,
       recorder: vscode.workspace.getConfiguration('adi').get<string>('recorder', 'auto'),
-      folder: (folder ?? vscode.workspace.workspaceFolders?.[0])?.uri.fsPath,
     });
     if ('error' in r) {
       void vscode.window.showErrorMessage(r.error);
@@ -165,5 +164,10 @@ export class AdiConfigurationProvider implements vscode.DebugConfigurationProvid
       }
     }
     return r.config as vscode.DebugConfiguration;
+  }
+
+  resolveDebugConfigurationWithSubstitutedVariables(folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration): vscode.DebugConfiguration {
+    const f = (folder ?? vscode.workspace.workspaceFolders?.[0])?.uri.fsPath;
+    return absolutize(config as unknown as LaunchConfig, f) as unknown as vscode.DebugConfiguration;
   }
 }

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { findAdi, findGo, INSTALL_COMMAND, LookupEnv } from '../../src/binary';
-import { adapterEnv, locate, moduleRoot, rerunCommand, resolveLaunch, testConfig } from '../../src/config';
+import { absolutize, adapterEnv, locate, moduleRoot, rerunCommand, resolveLaunch, testConfig } from '../../src/config';
 
 const testFile = `package search
 
@@ -159,17 +159,15 @@ test('the adi.recorder setting fills an unset recorder; auto leaves it to adi', 
   assert.ok('config' in auto && auto.config.recorder === undefined);
 });
 
-test('relative program and cwd are relative to the workspace folder', () => {
+test('absolutize: relative program and cwd are relative to the workspace folder', () => {
   const base = { type: 'adi', request: 'launch', name: 'x' };
-  const dot = resolveLaunch({ ...base, program: '.' }, { limits: {}, folder: '/w' });
-  assert.ok('config' in dot && dot.config.program === '/w' && dot.config.cwd === undefined);
-  const sub = resolveLaunch({ ...base, program: './pkg' }, { limits: {}, folder: '/w' });
-  assert.ok('config' in sub && sub.config.program === '/w/pkg');
+  assert.equal(absolutize({ ...base, program: '.' }, '/w').program, '/w');
+  assert.equal(absolutize({ ...base, program: './pkg' }, '/w').program, '/w/pkg');
   // With a cwd, adi dap joins program to it: only the cwd is made absolute.
-  const cwd = resolveLaunch({ ...base, program: 'pkg', cwd: 'sub' }, { limits: {}, folder: '/w' });
-  assert.ok('config' in cwd && cwd.config.cwd === '/w/sub' && cwd.config.program === 'pkg');
-  const abs = resolveLaunch({ ...base, program: '/elsewhere' }, { limits: {}, folder: '/w' });
-  assert.ok('config' in abs && abs.config.program === '/elsewhere');
-  const nofolder = resolveLaunch({ ...base, program: '.' }, { limits: {} });
-  assert.ok('config' in nofolder && nofolder.config.program === '.');
+  const cwd = absolutize({ ...base, program: 'pkg', cwd: 'sub' }, '/w');
+  assert.deepEqual([cwd.cwd, cwd.program], ['/w/sub', 'pkg']);
+  const abs = absolutize({ ...base, program: '.', cwd: '/w' }, '/other');
+  assert.deepEqual([abs.cwd, abs.program], ['/w', '.']);
+  assert.equal(absolutize({ ...base, program: '/elsewhere' }, '/w').program, '/elsewhere');
+  assert.equal(absolutize({ ...base, program: '.' }, undefined).program, '.');
 });
