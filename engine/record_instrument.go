@@ -388,13 +388,11 @@ func (b *builder) spawned(f *trace.Frame, gi *instrument.Record) {
 		return
 	}
 	if p, ok := b.spawnAt[b.spawnOf[gi.Goid]]; ok {
-		{
-			f.Caller = b.all[p.by].FID
-			f.CallSite = p.site
-			f.Spawn = true
-			f.SpawnSeq = p.seq
-			return
-		}
+		f.Caller = b.all[p.by].FID
+		f.CallSite = p.site
+		f.Spawn = true
+		f.SpawnSeq = p.seq
+		return
 	}
 	st := b.stacks[gi.Parent]
 	if len(st) == 0 {
