@@ -10,7 +10,8 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
-CACHE="${ADI_E2E_CACHE:-$HOME/.cache/adi-e2e}"
+home="${HOME:-$(getent passwd "$(id -u)" | cut -d: -f6)}" # as node's os.homedir()
+CACHE="${ADI_E2E_CACHE:-$home/.cache/adi-e2e}"
 CODE_SERVER_VERSION=4.139.1
 mkdir -p "$CACHE"
 
