@@ -576,8 +576,9 @@ func (b *builder) finish(status int, ctxErr error, timeout time.Duration, stdout
 	}
 	if msg := panicMessage(stderr); msg != "" && !out.Killed {
 		info := &trace.PanicInfo{Value: msg}
-		b.fatal(info, stderr)
-		out.Panic = info
+		if b.fatal(info, stderr) || !strings.HasPrefix(msg, "fatal error: ") {
+			out.Panic = info
+		}
 	}
 	for _, f := range b.all {
 		if f.Exit == trace.Panicked && f.Panic == "" && out.Panic != nil {
@@ -591,10 +592,15 @@ func (b *builder) finish(status int, ctxErr error, timeout time.Duration, stdout
 
 // fatal fills the goroutine, stack and frame of an unrecovered panic from
 // the traceback the runtime printed.
-func (b *builder) fatal(info *trace.PanicInfo, stderr string) {
+//
+// It reports whether a goroutine was running into the panic or fatal error:
+// a deadlock is found by the scheduler, with every goroutine blocked (the
+// Delve recorder sees no goroutine there either, and leaves the frames
+// running).
+func (b *builder) fatal(info *trace.PanicInfo, stderr string) bool {
 	i := strings.Index(stderr, "\ngoroutine ")
 	if i < 0 {
-		return
+		return false
 	}
 	sec := stderr[i+1:]
 	if j := strings.Index(sec, "\n\n"); j >= 0 {
@@ -605,6 +611,9 @@ func (b *builder) fatal(info *trace.PanicInfo, stderr string) {
 	if j := strings.IndexByte(head, ' '); j > 0 {
 		info.Goroutine, _ = strconv.ParseInt(head[:j], 10, 64)
 	}
+	if !strings.Contains(head, "[running") {
+		return false
+	}
 	// The frames the panic unwound on that goroutine, innermost first.
 	var unwound []*trace.Frame
 	for _, f := range b.all {
@@ -613,6 +622,16 @@ func (b *builder) fatal(info *trace.PanicInfo, stderr string) {
 		}
 	}
 	sort.SliceStable(unwound, func(i, j int) bool { return unwound[i].ExitSeq < unwound[j].ExitSeq })
+	if len(unwound) == 0 {
+		// A fatal error (a deadlock, a concurrent map write) runs no
+		// deferred call: the goroutine's frames are still open.
+		st := b.stacks[info.Goroutine]
+		for k := len(st) - 1; k >= 0; k-- {
+			f := b.all[st[k].frame]
+			f.Exit = trace.Panicked
+			unwound = append(unwound, f)
+		}
+	}
 	for k := 1; k+1 < len(lines); k += 2 {
 		name := lines[k]
 		if j := strings.LastIndexByte(name, '('); j > 0 {
@@ -642,6 +661,7 @@ func (b *builder) fatal(info *trace.PanicInfo, stderr string) {
 		}
 		info.Stack = append(info.Stack, e)
 	}
+	return true
 }
 
 // limit applies MaxFrames: the first MaxFrames frames are kept, and every
