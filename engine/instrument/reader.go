@@ -45,10 +45,11 @@ type Type struct {
 
 // Value is one recorded argument or result.
 type Value struct {
-	Type Type
-	Tag  byte
-	Int  int64
-	Uint uint64
+	Type   Type
+	typeID uint64
+	Tag    byte
+	Int    int64
+	Uint   uint64
 	// Text is a string's bytes (up to the bound), or a float's or complex
 	// number's text.
 	Text string
@@ -123,6 +124,14 @@ func ReadTrace(path string) (*Trace, error) {
 			t.Records = append(t.Records, r)
 		}
 		slab = d.slab
+	}
+	// A type is named once, by the goroutine that met it first, perhaps
+	// in a chunk after one that uses it.
+	for i := range t.Records {
+		for j := range t.Records[i].Values {
+			v := &t.Records[i].Values[j]
+			v.Type = types[v.typeID]
+		}
 	}
 	less := func(i, j int) bool { return t.Records[i].Seq < t.Records[j].Seq }
 	if !sort.SliceIsSorted(t.Records, less) {
@@ -243,7 +252,7 @@ func (d *decoder) values() []Value {
 			d.types[tid] = Type{Name: name, Kind: kind}
 			id = d.uvarint()
 		}
-		v := Value{Type: d.types[id], Tag: d.byte1()}
+		v := Value{typeID: id, Tag: d.byte1()}
 		switch v.Tag {
 		case TagInt:
 			v.Int = d.varint()
