@@ -147,11 +147,12 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 		}
 		status = ee.ExitCode()
 	}
-	t, err := instrument.ReadTrace(traceFile)
+	t, err := instrument.OpenFile(traceFile)
 	if err != nil {
 		return nil, err
 	}
-	os.Remove(traceFile)
+	defer os.Remove(traceFile)
+	defer t.Close()
 	bi, err := loadSymbols(in.path)
 	if err != nil {
 		return nil, fmt.Errorf("reading the instrumented binary's symbols: %w", err)
@@ -167,11 +168,11 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 		fns:     map[uint64]*ifn{},
 		pos:     map[uint64]trace.Pos{},
 	}
-	b.matchSpawns(t.Records)
-	for i := range t.Records {
-		b.event(&t.Records[i])
+	b.matchSpawns(t.Spawns)
+	if err := t.Each(func(r *instrument.Record) error { b.event(r); return nil }); err != nil {
+		return nil, err
 	}
-	b.finish(status, ctx.Err(), opts.Timeout, stdout.String(), stderr.String(), t)
+	b.finish(status, ctx.Err(), opts.Timeout, stdout.String(), stderr.String(), t.Stopped)
 	return b.rec, nil
 }
 
@@ -310,7 +311,8 @@ func (b *builder) next() uint64 {
 func (b *builder) event(r *instrument.Record) {
 	switch r.Kind {
 	case instrument.RecGInfo:
-		b.ginfo[r.Goid] = r
+		c := *r // r is only valid during the call
+		b.ginfo[r.Goid] = &c
 	case instrument.RecGo:
 		st := b.stacks[r.Goid]
 		if len(st) == 0 {
@@ -558,7 +560,7 @@ func kindOf(k string) trace.Kind {
 }
 
 // finish sets the outcome and the exits of the frames still open.
-func (b *builder) finish(status int, ctxErr error, timeout time.Duration, stdout, stderr string, t *instrument.Trace) {
+func (b *builder) finish(status int, ctxErr error, timeout time.Duration, stdout, stderr string, stopped bool) {
 	out := &b.rec.Outcome
 	out.ExitCode = status
 	out.Stdout, out.Stderr = stdout, stderr
@@ -571,7 +573,7 @@ func (b *builder) finish(status int, ctxErr error, timeout time.Duration, stdout
 		}
 		b.rec.Partial = msg
 	}
-	if t.Stopped {
+	if stopped {
 		b.rec.Partial = strings.TrimPrefix(b.rec.Partial+"; the record file reached its size limit: frames entered after that are missing", "; ")
 	}
 	if msg := panicMessage(stderr); msg != "" && !out.Killed {

@@ -1,12 +1,14 @@
 package instrument
 
 import (
+	"container/heap"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
 	"sort"
 	"strconv"
+	"syscall"
 )
 
 // Record kinds, as the runtime writes them (see rt/rt.go).
@@ -98,46 +100,174 @@ type Trace struct {
 	Bytes int64
 }
 
-// ReadTrace reads the records the runtime wrote to path, in order.
+// ReadTrace reads the records the runtime wrote to path, in order, into
+// memory (see File for a run too large for that).
 func ReadTrace(path string) (*Trace, error) {
-	data, err := os.ReadFile(path)
+	f, err := OpenFile(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	t := &Trace{Bytes: f.Bytes, Stopped: f.Stopped}
+	err = f.Each(func(r *Record) error {
+		c := *r
+		c.Values = append([]Value(nil), r.Values...)
+		c.Chain = append([]Link(nil), r.Chain...)
+		t.Records = append(t.Records, c)
+		return nil
+	})
+	return t, err
+}
+
+// File is a record file, mapped into memory (pages the kernel can drop
+// and read again), read record by record in order: a recording larger than
+// memory is never all in memory at once.
+type File struct {
+	data  []byte
+	types map[uint64]Type
+	// Spawns are the RecGo and RecGInfo records, in order.
+	Spawns []Record
+	// Stopped is set when the runtime stopped recording at its file limit.
+	Stopped bool
+	// Bytes is the size of the file.
+	Bytes int64
+	path  string
+}
+
+// OpenFile maps the record file at path and reads it once through for the
+// types, the spawns and errors.
+func OpenFile(path string) (*File, error) {
+	fd, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading the record file: %w", err)
 	}
-	t := &Trace{Bytes: int64(len(data)), Records: make([]Record, 0, len(data)/64)}
-	types := map[uint64]Type{}
-	var slab []Value
-	for start := 0; start < len(data); start += chunkSize {
-		end := min(start+chunkSize, len(data))
-		d := &decoder{b: data[start:end], types: types, slab: slab}
-		for d.i < len(d.b) && d.b[d.i] != 0 {
-			k := d.b[d.i]
-			d.i++
-			if k == recStop {
-				t.Stopped = true
+	defer fd.Close()
+	fi, err := fd.Stat()
+	if err != nil {
+		return nil, err
+	}
+	f := &File{types: map[uint64]Type{}, Bytes: fi.Size(), path: path}
+	if fi.Size() > 0 {
+		f.data, err = syscall.Mmap(int(fd.Fd()), 0, int(fi.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+		if err != nil {
+			return nil, fmt.Errorf("mapping the record file: %w", err)
+		}
+	}
+	for start := 0; start < len(f.data); start += chunkSize {
+		c := f.cursor(start)
+		for {
+			r, err := c.next()
+			if err != nil {
+				f.Close()
+				return nil, err
+			}
+			if r == nil {
 				break
 			}
-			r, err := d.record(k)
-			if err != nil {
-				return nil, fmt.Errorf("record file %s, offset %d: %w", path, start+d.i, err)
+			if r.Kind == RecGo || r.Kind == RecGInfo {
+				f.Spawns = append(f.Spawns, *r)
 			}
-			t.Records = append(t.Records, r)
 		}
-		slab = d.slab
+		f.Stopped = f.Stopped || c.stopped
 	}
-	// A type is named once, by the goroutine that met it first, perhaps
-	// in a chunk after one that uses it.
-	for i := range t.Records {
-		for j := range t.Records[i].Values {
-			v := &t.Records[i].Values[j]
-			v.Type = types[v.typeID]
+	sort.Slice(f.Spawns, func(i, j int) bool { return f.Spawns[i].Seq < f.Spawns[j].Seq })
+	return f, nil
+}
+
+// Close unmaps the file.
+func (f *File) Close() error {
+	if f.data == nil {
+		return nil
+	}
+	err := syscall.Munmap(f.data)
+	f.data = nil
+	return err
+}
+
+// cursor reads the records of the chunk at offset start.
+type cursor struct {
+	d       decoder
+	start   int
+	rec     Record
+	stopped bool
+	path    string
+}
+
+func (f *File) cursor(start int) *cursor {
+	end := min(start+chunkSize, len(f.data))
+	return &cursor{d: decoder{b: f.data[start:end], types: f.types}, start: start, path: f.path}
+}
+
+// next decodes the chunk's next record into c.rec (nil at the end of the
+// chunk). The record's slices are reused by the next call.
+func (c *cursor) next() (*Record, error) {
+	d := &c.d
+	if d.i >= len(d.b) || d.b[d.i] == 0 || c.stopped {
+		return nil, nil
+	}
+	k := d.b[d.i]
+	d.i++
+	if k == recStop {
+		c.stopped = true
+		return nil, nil
+	}
+	d.slab = d.slab[:0]
+	chain := c.rec.Chain[:0]
+	r, err := d.record(k, chain)
+	if err != nil {
+		return nil, fmt.Errorf("record file %s, offset %d: %w", c.path, c.start+d.i, err)
+	}
+	c.rec = r
+	return &c.rec, nil
+}
+
+// Each calls fn for every record in order of Seq. The record and its
+// slices are valid during the call only.
+func (f *File) Each(fn func(*Record) error) error {
+	var h cursorHeap
+	for start := 0; start < len(f.data); start += chunkSize {
+		c := f.cursor(start)
+		if r, err := c.next(); err != nil {
+			return err
+		} else if r != nil {
+			h = append(h, c)
 		}
 	}
-	less := func(i, j int) bool { return t.Records[i].Seq < t.Records[j].Seq }
-	if !sort.SliceIsSorted(t.Records, less) {
-		sort.Slice(t.Records, less)
+	heap.Init(&h)
+	for len(h) > 0 {
+		c := h[0]
+		for i := range c.rec.Values {
+			v := &c.rec.Values[i]
+			v.Type = f.types[v.typeID]
+		}
+		if err := fn(&c.rec); err != nil {
+			return err
+		}
+		r, err := c.next()
+		if err != nil {
+			return err
+		}
+		if r == nil {
+			heap.Pop(&h)
+		} else {
+			heap.Fix(&h, 0)
+		}
 	}
-	return t, nil
+	return nil
+}
+
+// cursorHeap orders chunks by the Seq of their current record.
+type cursorHeap []*cursor
+
+func (h cursorHeap) Len() int           { return len(h) }
+func (h cursorHeap) Less(i, j int) bool { return h[i].rec.Seq < h[j].rec.Seq }
+func (h cursorHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *cursorHeap) Push(x any)        { *h = append(*h, x.(*cursor)) }
+func (h *cursorHeap) Pop() any {
+	old := *h
+	c := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return c
 }
 
 type decoder struct {
@@ -195,8 +325,8 @@ func (d *decoder) str() (s string, full int64) {
 	return s, full
 }
 
-func (d *decoder) record(k byte) (Record, error) {
-	r := Record{Kind: k}
+func (d *decoder) record(k byte, chain []Link) (Record, error) {
+	r := Record{Kind: k, Chain: chain}
 	r.Seq = d.uvarint()
 	r.Goid = d.varint()
 	switch k {
@@ -240,7 +370,7 @@ func (d *decoder) values() []Value {
 		return nil
 	}
 	if len(d.slab)+n > cap(d.slab) {
-		d.slab = make([]Value, 0, max(4096, n))
+		d.slab = make([]Value, 0, max(64, n))
 	}
 	start := len(d.slab)
 	for i := 0; i < n && d.err == nil; i++ {
