@@ -17,6 +17,7 @@
 package adirt
 
 import (
+	"encoding/binary"
 	"os"
 	"reflect"
 	"runtime"
@@ -212,13 +213,8 @@ func (s *G) byte1(b byte) {
 }
 
 func (s *G) uvarint(v uint64) {
-	for v >= 0x80 {
-		s.buf[s.pos] = byte(v) | 0x80
-		v >>= 7
-		s.pos++
-	}
-	s.buf[s.pos] = byte(v)
-	s.pos++
+	// One load and one store of s.pos per number, not per byte.
+	s.pos += binary.PutUvarint(s.buf[s.pos:], v)
 }
 
 func (s *G) varint(v int64) {
