@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -134,7 +135,7 @@ func (s *session) onScopes(ctx context.Context, r *dap.ScopesRequest) error {
 		return err
 	}
 	d, _ := s.debuggee()
-	scopes := []dap.Scope{{Name: "Arguments", PresentationHint: "arguments", VariablesReference: s.handles.values(f.Args)}}
+	scopes := []dap.Scope{s.argumentsScope(d, f)}
 	if f == d.Current() {
 		if flt, err := d.FLT(ctx, f); err == nil && s.step < len(flt.Steps) {
 			scopes = append(scopes,
@@ -158,6 +159,26 @@ func (s *session) onScopes(ctx context.Context, r *dap.ScopesRequest) error {
 	scopes = append(scopes, dap.Scope{Name: "Return", VariablesReference: s.handles.values(returnValues(f))})
 	s.send(&dap.ScopesResponse{Response: s.response(&r.Request), Body: dap.ScopesResponseBody{Scopes: scopes}})
 	return nil
+}
+
+// argumentsScope shows f's arguments. Composite arguments that the
+// recorder kept shallow are filled in by building f's FLT (a re-execution)
+// when the client opens the scope.
+func (s *session) argumentsScope(d Debuggee, f *trace.Frame) dap.Scope {
+	sc := dap.Scope{Name: "Arguments", PresentationHint: "arguments"}
+	if !slices.ContainsFunc(f.Args, func(v trace.Value) bool { return v.Shallow() }) {
+		sc.VariablesReference = s.handles.values(f.Args)
+		return sc
+	}
+	sc.Expensive = true
+	sc.VariablesReference = s.handles.lazy(func() ([]trace.Value, error) {
+		// Building the FLT re-executes to f and fills f.Args in.
+		if _, err := d.FLT(s.ctx, f); err != nil {
+			return nil, err
+		}
+		return f.Args, nil
+	})
+	return sc
 }
 
 // childOnStack is f's callee on the inspected frame's stack.

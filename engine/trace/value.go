@@ -53,6 +53,18 @@ func (v *Value) Child(name string) (*Value, bool) {
 	return nil, false
 }
 
+// Shallow reports whether v is a composite value recorded without its
+// contents (the instrumenting recorder keeps only kind, nil-ness and length;
+// the debugger fills the rest in when the frame is re-executed).
+func (v *Value) Shallow() bool {
+	switch v.Kind {
+	case KindPointer, KindStruct, KindArray, KindSlice, KindMap,
+		KindChan, KindFunc, KindInterface, KindOther:
+		return v.Cut && len(v.Children) == 0 && !v.Nil
+	}
+	return false
+}
+
 // Same reports whether two recorded values show the same thing: the same type
 // and the same rendering. It is how re-executions are checked against the index.
 func (v *Value) Same(w *Value) bool {
