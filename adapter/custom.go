@@ -49,6 +49,11 @@ func (s *session) onCustom(ctx context.Context, r *customRequest) error {
 	if err != nil {
 		return err
 	}
+	if r.Command == "adi/frame" && (a.FID == "" || a.FID == from.FID.String()) {
+		// The inspected frame: which of its steps the editor is at, so a
+		// view need not guess it from the line (a loop repeats lines).
+		body = withField(body, "current_step", s.step)
+	}
 	s.send(&customResponse{Response: s.response(&r.Request), Body: body})
 
 	switch r.Command {
@@ -124,6 +129,21 @@ func commandLine(command string, a *customArgs) (string, error) {
 
 // maxBody keeps a response well under go-dap's 4 MiB message limit.
 const maxBody = 3 << 20
+
+// withField adds "key": v to a JSON object body (not to a truncated one).
+func withField(body json.RawMessage, key string, v any) json.RawMessage {
+	vb, err := json.Marshal(v)
+	if err != nil || len(body) < 2 || body[len(body)-1] != '}' || bytes.Contains(body, []byte(`"truncated":true`)) {
+		return body
+	}
+	kb, _ := json.Marshal(key)
+	out := append([]byte(nil), body[:len(body)-1]...)
+	if len(body) > 2 {
+		out = append(out, ',')
+	}
+	out = append(append(append(append(out, kb...), ':'), vb...), '}')
+	return out
+}
 
 // answerBody is the JSON object v with "text" added; an answer too large
 // for one DAP message is replaced by its text, cut, with a marker.

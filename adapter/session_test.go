@@ -1,6 +1,7 @@
 package adapter_test
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -142,6 +143,7 @@ func nilmapSession(t *testing.T, c *conn, progress bool) {
 	// next and stepBack walk the statements of main.load#1.
 	wantStop(t, "next", c.Step("next", th), "step", "main.load#1")
 	stack = wantStack(t, c.Client, "after next", th, frame{loadName, src, 34}, frame{"main.main#1()", src, 41})
+	wantCurrentStep(t, c, "after next", 1)
 	refs = scopeRefs(t, c.Client, stack[0].Id, "Arguments", "Locals", "Changes by this statement", "Return")
 	wantVariables(t, "locals before line 34", c.Variables(refs["Locals"], nil),
 		"r = &main.Registry{ports: nil, order: nil}",
@@ -156,6 +158,7 @@ func nilmapSession(t *testing.T, c *conn, progress bool) {
 	wantStack(t, c.Client, "after stepBack", th, frame{loadName, src, 33}, frame{"main.main#1()", src, 41})
 	wantStop(t, "stepBack at the first statement", c.Step("stepBack", th), "step", "start of main.load#1")
 	wantStack(t, c.Client, "after stepBack at the start", th, frame{loadName, src, 33}, frame{"main.main#1()", src, 41})
+	wantCurrentStep(t, c, "after stepBack at the start", 0)
 
 	// stepIn at a statement with no call is next; at a call it enters the
 	// callee; stepOut returns to the calling statement.
@@ -485,4 +488,19 @@ func fibSession(t *testing.T, c *conn) {
 	}
 	fails(t, c.Client, "exceptionInfo", map[string]any{"threadId": th}, "did not panic")
 	disconnect(t, c)
+}
+
+// wantCurrentStep checks the step of the inspected frame that adi/frame
+// reports, which views use to mark the current statement.
+func wantCurrentStep(t *testing.T, c *conn, what string, want int) {
+	t.Helper()
+	var body struct {
+		Step *int `json:"current_step"`
+	}
+	b := c.Request("adi/frame", map[string]any{}).Body
+	if err := json.Unmarshal(b, &body); err != nil || body.Step == nil {
+		t.Errorf("%s: adi/frame has no current_step (err %v): %.200s", what, err, b)
+	} else if *body.Step != want {
+		t.Errorf("%s: adi/frame current_step = %d, want %d", what, *body.Step, want)
+	}
 }
