@@ -61,6 +61,8 @@ export interface FLTJSON {
   steps: StepJSON[];
   skipped: SkipJSON[];
   truncated: boolean;
+  /** The adapter's step in the inspected frame (absent for other frames). */
+  current_step?: number;
   note?: string;
   text?: string;
 }
@@ -321,6 +323,10 @@ export interface StepHint {
  */
 export function pickStep(flt: FLTJSON, line: number, prev?: StepHint, reason?: string): number {
   const steps = flt.steps ?? [];
+  // The adapter knows its step when this is the inspected frame; a guess
+  // from the line is only for adapters that do not say.
+  const known = flt.current_step;
+  if (typeof known === 'number' && known >= 0 && known < steps.length && steps[known].line === line) return known;
   const cands: number[] = [];
   steps.forEach((s, i) => {
     if (s.line === line) cands.push(i);

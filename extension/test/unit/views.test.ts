@@ -134,6 +134,21 @@ test('views: pickStep places the stop on a line that runs many times', () => {
   assert.equal(pickStep(test, 14, { fid: sumFirst.fid, step: 6 }), 1);
 });
 
+test('views: pickStep takes the step the adapter reports (current_step) over a guess', () => {
+  // The e2e case: step back lands on the first visit of line 21 although a
+  // guess from the previous step would pick a later visit.
+  const fid = sumFirst.fid;
+  const at1 = { ...sumFirst, current_step: 1 } as FLTJSON;
+  assert.equal(pickStep(at1, 21, { fid, step: 4 }), 1);
+  assert.equal(pickStep(at1, 21, undefined, 'exception'), 1);
+  // A current_step that does not fit the line (another adapter, a stale
+  // answer) is ignored and the guess is used.
+  const stale = { ...sumFirst, current_step: 2 } as FLTJSON;
+  assert.equal(pickStep(stale, 21, { fid, step: 4 }), 5);
+  const out = { ...sumFirst, current_step: 99 } as FLTJSON;
+  assert.equal(pickStep(out, 21), 1);
+});
+
 test('views: names', () => {
   assert.equal(shortName(pkg + 'offbyone.SumFirst#1'), 'offbyone.SumFirst#1');
   assert.equal(shortName(pkg + 'generics.(*Stack[...]).Pop#2'), 'generics.(*Stack[...]).Pop#2');
