@@ -220,7 +220,7 @@ func Instrument(ctx context.Context, opts Options, work string) (*Result, error)
 			for _, p := range res.Packages {
 				q = append(q, strconv.Quote(p))
 			}
-			b = []byte("package adirt\n\nvar userPkgs = []string{" + strings.Join(q, ", ") + "}\n")
+			b = fmt.Appendf(nil, "package adirt\n\nvar userPkgs = []string{%s}\n\nconst numSites = %d\n", strings.Join(q, ", "), len(res.Sites))
 		}
 		if err := os.WriteFile(filepath.Join(rtDir, name), b, 0o644); err != nil {
 			return nil, err

@@ -123,8 +123,9 @@ func ReadTrace(path string) (*Trace, error) {
 // and read again), read record by record in order: a recording larger than
 // memory is never all in memory at once.
 type File struct {
-	data  []byte
-	types map[uint64]Type
+	data   []byte
+	types  map[uint64]Type
+	sitePC map[int]uint64
 	// Spawns are the RecGo and RecGInfo records, in order.
 	Spawns []Record
 	// Stopped is set when the runtime stopped recording at its file limit.
@@ -146,7 +147,7 @@ func OpenFile(path string) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &File{types: map[uint64]Type{}, Bytes: fi.Size(), path: path}
+	f := &File{types: map[uint64]Type{}, sitePC: map[int]uint64{}, Bytes: fi.Size(), path: path}
 	if fi.Size() > 0 {
 		f.data, err = syscall.Mmap(int(fd.Fd()), 0, int(fi.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
 		if err != nil {
@@ -195,7 +196,7 @@ type cursor struct {
 
 func (f *File) cursor(start int) *cursor {
 	end := min(start+chunkSize, len(f.data))
-	return &cursor{d: decoder{b: f.data[start:end], types: f.types}, start: start, path: f.path}
+	return &cursor{d: decoder{b: f.data[start:end], types: f.types, sitePC: f.sitePC}, start: start, path: f.path}
 }
 
 // next decodes the chunk's next record into c.rec (nil at the end of the
@@ -275,6 +276,10 @@ type decoder struct {
 	i     int
 	err   error
 	types map[uint64]Type
+	// sitePC is a PC in each site's function (written once per site).
+	sitePC map[int]uint64
+	// last is the number of the chunk's last record.
+	last uint64
 	// slab is where the values of records are allocated from, in bulk.
 	slab []Value
 }
@@ -327,15 +332,22 @@ func (d *decoder) str() (s string, full int64) {
 
 func (d *decoder) record(k byte, chain []Link) (Record, error) {
 	r := Record{Kind: k, Chain: chain}
-	r.Seq = d.uvarint()
+	r.Seq = d.last + d.uvarint()
+	d.last = r.Seq
 	r.Goid = d.varint()
 	switch k {
 	case RecEnter:
-		r.Site = int(d.uvarint())
-		r.PC = d.uvarint()
+		site := d.uvarint()
+		r.Site = int(site >> 1)
+		if site&1 != 0 {
+			r.PC = d.uvarint()
+			d.sitePC[r.Site] = r.PC
+		} else {
+			r.PC = d.sitePC[r.Site]
+		}
 		r.Off = d.uvarint()
 		r.CallerPC = d.uvarint()
-		r.CallerOff = d.uvarint()
+		r.CallerOff = uint64(int64(r.Off) - d.varint())
 		n := int(d.uvarint())
 		for i := 0; i < n && d.err == nil; i++ {
 			r.Chain = append(r.Chain, Link{PC: d.uvarint(), Off: d.uvarint()})

@@ -72,6 +72,7 @@ type G struct {
 	stack []uintptr // offsets of the open frames from the stack top
 	buf   []byte    // the goroutine's current chunk
 	pos   int
+	last  uint64 // the number of the last record in the chunk
 }
 
 // F is the token an entry hook returns to the exit hook of the same frame.
@@ -92,6 +93,7 @@ var (
 	maxFile  int64 = 2 << 30
 	seg      []byte
 	gtab     [1 << gtabBits]atomic.Pointer[G]
+	siteSeen [numSites]atomic.Bool
 	ttab     [1 << ttabBits]atomic.Pointer[tent]
 	typeIDs  = map[uintptr]uint64{}
 )
@@ -198,7 +200,7 @@ func (s *G) newChunk() bool {
 		seg = m
 	}
 	s.buf, seg = seg[:chunkSize:chunkSize], seg[chunkSize:]
-	s.pos = 0
+	s.pos, s.last = 0, 0
 	return true
 }
 
@@ -241,9 +243,17 @@ func begin(s *G, k byte) bool {
 		return false
 	}
 	s.byte1(k)
-	s.uvarint(seq.Add(1))
+	s.seq()
 	s.varint(s.goid)
 	return true
+}
+
+// seq numbers a record: the difference from the last number written in
+// the chunk (small), or the number itself at the start of a chunk.
+func (s *G) seq() {
+	n := seq.Add(1)
+	s.uvarint(n - s.last)
+	s.last = n
 }
 
 // root is called at an entry with no open frame: the goroutine may be a new
@@ -293,7 +303,7 @@ func (s *G) root() {
 		return
 	}
 	s.byte1(recGInfo)
-	s.uvarint(seq.Add(1))
+	s.seq()
 	s.varint(s.goid)
 	s.varint(parent)
 	s.str(creator, 1024)
@@ -363,11 +373,19 @@ func enter(site uint64, gp, pcF, pcCaller, off, coff uintptr) (F, *G) {
 	for len(s.stack) > 0 && s.stack[len(s.stack)-1] >= off {
 		s.stack = s.stack[:len(s.stack)-1]
 	}
-	s.uvarint(site)
-	s.uvarint(uint64(pcF))
+	// A PC in the function, once per site: the site says the rest.
+	if site < numSites && siteSeen[site].Load() {
+		s.uvarint(site << 1)
+	} else {
+		s.uvarint(site<<1 | 1)
+		s.uvarint(uint64(pcF))
+		if site < numSites {
+			siteSeen[site].Store(true)
+		}
+	}
 	s.uvarint(uint64(off))
 	s.uvarint(uint64(pcCaller))
-	s.uvarint(uint64(coff))
+	s.varint(int64(off - coff))
 	if n := len(s.stack); n > 0 && s.stack[n-1] != coff {
 		// Library code (or the runtime) stands between the innermost open
 		// frame and this one: record the return addresses up to it.
