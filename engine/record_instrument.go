@@ -15,6 +15,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/go-delve/delve/pkg/proc"
 
@@ -160,8 +161,9 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 	b := &builder{
 		bi: bi, sites: in.sites, lim: lim,
 		rec:     &trace.Recording{},
-		counts:  map[string]int{},
-		stacks:  map[int64][]iopen{},
+		counts:  map[string]*int{},
+		stacks:  map[int64]*gstack{},
+		siteFn:  make([]siteFn, len(in.sites)),
 		ginfo:   map[int64]*instrument.Record{},
 		spawnOf: map[int64]uint64{},
 		spawnAt: map[uint64]ispawn{},
@@ -188,12 +190,21 @@ type builder struct {
 	all    []*trace.Frame
 	frames []trace.Frame
 	vals   []trace.Value
-	counts map[string]int
-	stacks map[int64][]iopen
+	counts map[string]*int // by fid name
+	stacks map[int64]*gstack
+	// last is the goroutine of the last stack looked up, and its stack.
+	lastG  int64
+	lastS  *gstack
 	ginfo  map[int64]*instrument.Record
 	fns    map[uint64]*ifn
+	siteFn []siteFn // by site: its function
 	pos    map[uint64]trace.Pos
+	types  []itype // by type number
+	text   []byte  // where value texts are allocated from (see str)
 	seq    uint64
+	// panicking lists, by goroutine, the frames a panic unwound whose
+	// panic value is not known yet (a recover or the end says it).
+	panicking map[int64][]int
 	// spawnOf gives the go statement (its record's Seq) that created a
 	// goroutine; spawnAt the spawn that record made.
 	spawnOf map[int64]uint64
@@ -235,6 +246,15 @@ func (b *builder) matchSpawns(recs []instrument.Record) {
 	}
 }
 
+// gstack is a goroutine's open frames, innermost last.
+type gstack struct{ open []iopen }
+
+// siteFn is the function of a site's hooks, found from the PC of the site.
+type siteFn struct {
+	pc uint64
+	fn *ifn
+}
+
 type iopen struct {
 	frame int // index in all
 	off   uint64
@@ -272,6 +292,9 @@ type ifn struct {
 	name string // fid name
 	raw  string // the runtime's name
 	decl trace.Pos
+	// count is the number of frames of the function so far (shared by
+	// the PCs of one function).
+	count *int
 }
 
 func (b *builder) fn(pc uint64) *ifn {
@@ -284,9 +307,40 @@ func (b *builder) fn(pc uint64) *ifn {
 		f.name = fidName(&proc.Function{Name: fn.Name})
 		file, line, _ := b.bi.PCToLine(fn.Entry)
 		f.decl = trace.Pos{File: file, Line: line}
+		f.count = b.counts[f.name]
+		if f.count == nil {
+			f.count = new(int)
+			b.counts[f.name] = f.count
+		}
 	}
 	b.fns[pc] = f
 	return f
+}
+
+// siteFunc is b.fn(pc) for the entry hook of site, cached by site.
+func (b *builder) siteFunc(site int, pc uint64) *ifn {
+	if site < 0 || site >= len(b.siteFn) {
+		return b.fn(pc)
+	}
+	c := &b.siteFn[site]
+	if c.fn == nil || c.pc != pc {
+		c.pc, c.fn = pc, b.fn(pc)
+	}
+	return c.fn
+}
+
+// stack returns the open frames of goroutine goid.
+func (b *builder) stack(goid int64) *gstack {
+	if b.lastS != nil && b.lastG == goid {
+		return b.lastS
+	}
+	s := b.stacks[goid]
+	if s == nil {
+		s = &gstack{}
+		b.stacks[goid] = s
+	}
+	b.lastG, b.lastS = goid, s
+	return s
 }
 
 // callPos is the position of the call that returns to pc.
@@ -314,7 +368,7 @@ func (b *builder) event(r *instrument.Record) {
 		c := *r // r is only valid during the call
 		b.ginfo[r.Goid] = &c
 	case instrument.RecGo:
-		st := b.stacks[r.Goid]
+		st := b.stack(r.Goid).open
 		if len(st) == 0 {
 			return
 		}
@@ -324,26 +378,29 @@ func (b *builder) event(r *instrument.Record) {
 	case instrument.RecExit:
 		b.leave(r)
 	case instrument.RecRecover:
-		for _, o := range b.all {
-			if o.Goroutine == r.Goid && o.Exit == trace.Panicked && o.Panic == "" {
-				o.Panic = r.Text
-			}
+		if r.Text == "" {
+			return
 		}
+		for _, i := range b.panicking[r.Goid] {
+			b.all[i].Panic = r.Text
+		}
+		delete(b.panicking, r.Goid)
 	}
 }
 
 func (b *builder) enter(r *instrument.Record) {
-	fn := b.fn(r.PC)
+	fn := b.siteFunc(r.Site, r.PC)
 	if fn.name == "" {
 		return
 	}
-	stack := b.unwindTo(r.Goid, r.Off, false)
-	b.counts[fn.name]++
+	gs := b.stack(r.Goid)
+	stack := b.unwindTo(gs, r.Off, false)
+	*fn.count++
 	if len(b.frames) == cap(b.frames) {
 		b.frames = make([]trace.Frame, 0, 4096)
 	}
 	b.frames = append(b.frames, trace.Frame{
-		FID:       trace.FID{Func: fn.name, Index: b.counts[fn.name]},
+		FID:       trace.FID{Func: fn.name, Index: *fn.count},
 		Goroutine: r.Goid,
 		Decl:      fn.decl,
 		Exit:      trace.Running,
@@ -378,7 +435,7 @@ func (b *builder) enter(r *instrument.Record) {
 		f.Args = b.values(r.Values, b.sites[site].Params)
 	}
 	b.all = append(b.all, f)
-	b.stacks[r.Goid] = append(stack, iopen{frame: len(b.all) - 1, off: r.Off, site: r.Site})
+	gs.open = append(stack, iopen{frame: len(b.all) - 1, off: r.Off, site: r.Site})
 }
 
 // spawned links the first frame of a goroutine to the frame that created
@@ -396,7 +453,7 @@ func (b *builder) spawned(f *trace.Frame, gi *instrument.Record) {
 		f.SpawnSeq = p.seq
 		return
 	}
-	st := b.stacks[gi.Parent]
+	st := b.stack(gi.Parent).open
 	if len(st) == 0 {
 		return
 	}
@@ -428,16 +485,22 @@ func (b *builder) spawned(f *trace.Frame, gi *instrument.Record) {
 }
 
 func (b *builder) leave(r *instrument.Record) {
-	stack := b.unwindTo(r.Goid, r.Off, true)
+	gs := b.stack(r.Goid)
+	stack := b.unwindTo(gs, r.Off, true)
 	if len(stack) == 0 || stack[len(stack)-1].off != r.Off {
 		return
 	}
-	f := b.all[stack[len(stack)-1].frame]
-	b.stacks[r.Goid] = stack[:len(stack)-1]
+	top := stack[len(stack)-1].frame
+	f := b.all[top]
+	gs.open = stack[:len(stack)-1]
 	f.ExitSeq = b.next()
 	switch b.fn(r.PC).raw {
 	case "runtime.gopanic":
 		f.Exit = trace.Panicked
+		if b.panicking == nil {
+			b.panicking = map[int64][]int{}
+		}
+		b.panicking[r.Goid] = append(b.panicking[r.Goid], top)
 	case "runtime.Goexit":
 		f.Exit = trace.Goexited
 	default:
@@ -454,8 +517,8 @@ func (b *builder) leave(r *instrument.Record) {
 // (keepAt: strictly deeper); their exit hook did not run.
 //
 // Offsets grow with depth (they are the distance from the stack top).
-func (b *builder) unwindTo(goid int64, off uint64, keepAt bool) []iopen {
-	stack := b.stacks[goid]
+func (b *builder) unwindTo(gs *gstack, off uint64, keepAt bool) []iopen {
+	stack := gs.open
 	for len(stack) > 0 {
 		top := stack[len(stack)-1]
 		if top.off < off || keepAt && top.off == off {
@@ -465,8 +528,67 @@ func (b *builder) unwindTo(goid int64, off uint64, keepAt bool) []iopen {
 		f.ExitSeq = b.next()
 		stack = stack[:len(stack)-1]
 	}
-	b.stacks[goid] = stack
+	gs.open = stack
 	return stack
+}
+
+// itype is a recorded type, as values of it are rendered.
+type itype struct {
+	ok    bool
+	kind  trace.Kind
+	short string
+	// texts of a nil value, a non-nil one (pointer, func, interface) and
+	// a composite one without length.
+	nilText, nonNil, other string
+}
+
+// typ returns the rendering of v's type, made once per type.
+func (b *builder) typ(v *instrument.Value) *itype {
+	id := v.TypeID
+	if id >= uint64(len(b.types)) {
+		if id >= 1<<20 {
+			t := b.newType(v.Type)
+			return &t
+		}
+		b.types = append(b.types, make([]itype, int(id)+1-len(b.types))...)
+	}
+	t := &b.types[id]
+	if !t.ok {
+		*t = b.newType(v.Type)
+	}
+	return t
+}
+
+func (b *builder) newType(it instrument.Type) itype {
+	short := shortType(it.Name)
+	t := itype{ok: true, kind: kindOf(it.Kind), short: short, nilText: "nil", other: short + "{…}"}
+	switch t.kind {
+	case trace.KindPointer:
+		t.nonNil = "&" + strings.TrimPrefix(short, "*") + "{…}"
+	case trace.KindFunc:
+		t.nonNil = short
+	default:
+		t.nonNil = short + "(…)"
+	}
+	return t
+}
+
+// str returns the text appended to b.text since start as a string: texts
+// are allocated in bulk, and the bytes of b.text below its length are never
+// written again.
+func (b *builder) str(start int) string {
+	if len(b.text) == start {
+		return ""
+	}
+	return unsafe.String(&b.text[start], len(b.text)-start)
+}
+
+// room makes room for n more bytes of text in b.text, in a new block when
+// the current one is full.
+func (b *builder) room(n int) {
+	if cap(b.text)-len(b.text) < n {
+		b.text = make([]byte, 0, max(64<<10, n))
+	}
 }
 
 // values converts recorded values to the index's.
@@ -478,16 +600,29 @@ func (b *builder) values(vs []instrument.Value, names []string) []trace.Value {
 		b.vals = make([]trace.Value, 0, max(4096, len(vs)))
 	}
 	start := len(b.vals)
-	for i, v := range vs {
+	for i := range vs {
+		v := &vs[i]
 		tv := trace.Value{Type: v.Type.Name}
 		if i < len(names) {
 			tv.Name = names[i]
 		}
 		switch v.Tag {
 		case instrument.TagInt:
-			tv.Kind, tv.Text = trace.KindInt, strconv.FormatInt(v.Int, 10)
+			tv.Kind = trace.KindInt
+			if v.Int >= 0 && v.Int < 100 {
+				tv.Text = strconv.Itoa(int(v.Int)) // no allocation
+			} else {
+				b.room(20)
+				p := len(b.text)
+				b.text = strconv.AppendInt(b.text, v.Int, 10)
+				tv.Text = b.str(p)
+			}
 		case instrument.TagUint:
-			tv.Kind, tv.Text = trace.KindUint, strconv.FormatUint(v.Uint, 10)
+			tv.Kind = trace.KindUint
+			b.room(20)
+			p := len(b.text)
+			b.text = strconv.AppendUint(b.text, v.Uint, 10)
+			tv.Text = b.str(p)
 		case instrument.TagFloat:
 			tv.Kind, tv.Text = trace.KindFloat, v.Text
 		case instrument.TagComplex:
@@ -498,37 +633,44 @@ func (b *builder) values(vs []instrument.Value, names []string) []trace.Value {
 			tv.Kind, tv.Text = trace.KindBool, "false"
 		case instrument.TagString:
 			tv.Kind, tv.Len = trace.KindString, v.Len
-			tv.Text = strconv.Quote(v.Text)
+			// A quoted byte takes at most 4 (\xff); the cut adds its note.
+			b.room(4*len(v.Text) + 48)
+			p := len(b.text)
+			b.text = strconv.AppendQuote(b.text, v.Text)
 			if more := v.Len - int64(len(v.Text)); more > 0 {
 				tv.Cut = true
-				tv.Text += fmt.Sprintf("…+%d more", more)
+				b.text = append(b.text, "…+"...)
+				b.text = strconv.AppendInt(b.text, more, 10)
+				b.text = append(b.text, " more"...)
 			}
+			tv.Text = b.str(p)
 		default:
-			short := shortType(v.Type.Name)
-			tv.Kind = kindOf(v.Type.Kind)
+			t := b.typ(v)
+			tv.Kind = t.kind
 			tv.Len, tv.Cap = v.Len, v.Cap
+			tv.Cut = true
 			switch v.Tag {
 			case instrument.TagNil:
-				tv.Nil, tv.Text = true, "nil"
+				tv.Nil, tv.Cut, tv.Text = true, false, t.nilText
 			case instrument.TagLen:
-				tv.Cut = true
-				tv.Text = fmt.Sprintf("%s{…} (len %d)", short, v.Len)
+				b.room(len(t.short) + 64)
+				p := len(b.text)
+				b.text = append(b.text, t.short...)
 				if tv.Kind == trace.KindChan {
-					tv.Text = fmt.Sprintf("%s (len %d, cap %d)", short, v.Len, v.Cap)
+					b.text = append(b.text, " (len "...)
+					b.text = strconv.AppendInt(b.text, v.Len, 10)
+					b.text = append(b.text, ", cap "...)
+					b.text = strconv.AppendInt(b.text, v.Cap, 10)
+				} else {
+					b.text = append(b.text, "{…} (len "...)
+					b.text = strconv.AppendInt(b.text, v.Len, 10)
 				}
+				b.text = append(b.text, ')')
+				tv.Text = b.str(p)
 			case instrument.TagNonNil:
-				tv.Cut = true
-				switch tv.Kind {
-				case trace.KindPointer:
-					tv.Text = "&" + strings.TrimPrefix(short, "*") + "{…}"
-				case trace.KindFunc:
-					tv.Text = short
-				default:
-					tv.Text = short + "(…)"
-				}
+				tv.Text = t.nonNil
 			default:
-				tv.Cut = true
-				tv.Text = short + "{…}"
+				tv.Text = t.other
 			}
 		}
 		b.vals = append(b.vals, tv)
@@ -627,7 +769,7 @@ func (b *builder) fatal(info *trace.PanicInfo, stderr string) bool {
 	if len(unwound) == 0 {
 		// A fatal error (a deadlock, a concurrent map write) runs no
 		// deferred call: the goroutine's frames are still open.
-		st := b.stacks[info.Goroutine]
+		st := b.stack(info.Goroutine).open
 		for k := len(st) - 1; k >= 0; k-- {
 			f := b.all[st[k].frame]
 			f.Exit = trace.Panicked

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"syscall"
+	"unsafe"
 )
 
 // Record kinds, as the runtime writes them (see rt/rt.go).
@@ -47,8 +48,10 @@ type Type struct {
 
 // Value is one recorded argument or result.
 type Value struct {
-	Type   Type
-	typeID uint64
+	Type Type
+	// TypeID numbers Type within the file (the same type, the same
+	// number).
+	TypeID uint64
 	Tag    byte
 	Int    int64
 	Uint   uint64
@@ -124,7 +127,7 @@ func ReadTrace(path string) (*Trace, error) {
 // memory is never all in memory at once.
 type File struct {
 	data   []byte
-	types  map[uint64]Type
+	types  *[]Type // by id
 	sitePC map[int]uint64
 	// Spawns are the RecGo and RecGInfo records, in order.
 	Spawns []Record
@@ -147,7 +150,7 @@ func OpenFile(path string) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &File{types: map[uint64]Type{}, sitePC: map[int]uint64{}, Bytes: fi.Size(), path: path}
+	f := &File{types: new([]Type), sitePC: map[int]uint64{}, Bytes: fi.Size(), path: path}
 	if fi.Size() > 0 {
 		f.data, err = syscall.Mmap(int(fd.Fd()), 0, int(fi.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
 		if err != nil {
@@ -237,9 +240,12 @@ func (f *File) Each(fn func(*Record) error) error {
 	heap.Init(&h)
 	for len(h) > 0 {
 		c := h[0]
+		types := *f.types
 		for i := range c.rec.Values {
 			v := &c.rec.Values[i]
-			v.Type = f.types[v.typeID]
+			if v.TypeID < uint64(len(types)) {
+				v.Type = types[v.TypeID]
+			}
 		}
 		if err := fn(&c.rec); err != nil {
 			return err
@@ -275,13 +281,15 @@ type decoder struct {
 	b     []byte
 	i     int
 	err   error
-	types map[uint64]Type
+	types *[]Type
 	// sitePC is a PC in each site's function (written once per site).
 	sitePC map[int]uint64
 	// last is the number of the chunk's last record.
 	last uint64
 	// slab is where the values of records are allocated from, in bulk.
 	slab []Value
+	// text is where strings are allocated from, in bulk (see str).
+	text []byte
 }
 
 var errShort = errors.New("truncated record")
@@ -325,10 +333,32 @@ func (d *decoder) str() (s string, full int64) {
 		d.err = errShort
 		return "", 0
 	}
-	s = string(d.b[d.i : d.i+n])
+	s = d.string(d.b[d.i : d.i+n])
 	d.i += n
 	return s, full
 }
+
+// string copies b into a string allocated in bulk with others: the bytes
+// of d.text below its length are never written again, so the strings made
+// from them stay as they are.
+func (d *decoder) string(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if len(b) > 1024 {
+		return string(b)
+	}
+	if cap(d.text)-len(d.text) < len(b) {
+		d.text = make([]byte, 0, 16<<10)
+	}
+	start := len(d.text)
+	d.text = append(d.text, b...)
+	return unsafe.String(&d.text[start], len(b))
+}
+
+// maxTypes bounds the type numbers of a file (the runtime numbers the
+// types it names from 1).
+const maxTypes = 1 << 20
 
 func (d *decoder) record(k byte, chain []Link) (Record, error) {
 	r := Record{Kind: k, Chain: chain}
@@ -391,10 +421,17 @@ func (d *decoder) values() []Value {
 			tid := d.uvarint()
 			name, _ := d.str()
 			kind, _ := d.str()
-			d.types[tid] = Type{Name: name, Kind: kind}
+			if tid >= maxTypes {
+				d.err = fmt.Errorf("type number %d out of range", tid)
+				break
+			}
+			if n := int(tid) + 1; n > len(*d.types) {
+				*d.types = append(*d.types, make([]Type, n-len(*d.types))...)
+			}
+			(*d.types)[tid] = Type{Name: name, Kind: kind}
 			id = d.uvarint()
 		}
-		v := Value{typeID: id, Tag: d.byte1()}
+		v := Value{TypeID: id, Tag: d.byte1()}
 		switch v.Tag {
 		case TagInt:
 			v.Int = d.varint()
