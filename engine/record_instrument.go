@@ -170,6 +170,7 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 		fns:     map[uint64]*ifn{},
 		pos:     map[uint64]trace.Pos{},
 	}
+	b.all = make([]*trace.Frame, 0, t.Enters)
 	b.matchSpawns(t.Spawns)
 	if err := t.Each(func(r *instrument.Record) error { b.event(r); return nil }); err != nil {
 		return nil, err
@@ -399,14 +400,14 @@ func (b *builder) enter(r *instrument.Record) {
 	if len(b.frames) == cap(b.frames) {
 		b.frames = make([]trace.Frame, 0, 4096)
 	}
-	b.frames = append(b.frames, trace.Frame{
-		FID:       trace.FID{Func: fn.name, Index: *fn.count},
-		Goroutine: r.Goid,
-		Decl:      fn.decl,
-		Exit:      trace.Running,
-		EntrySeq:  b.next(),
-	})
+	// Filled in place: the block is zeroed memory.
+	b.frames = b.frames[:len(b.frames)+1]
 	f := &b.frames[len(b.frames)-1]
+	f.FID = trace.FID{Func: fn.name, Index: *fn.count}
+	f.Goroutine = r.Goid
+	f.Decl = fn.decl
+	f.Exit = trace.Running
+	f.EntrySeq = b.next()
 	if len(stack) > 0 {
 		top := stack[len(stack)-1]
 		f.Caller = b.all[top.frame].FID
@@ -602,7 +603,10 @@ func (b *builder) values(vs []instrument.Value, names []string) []trace.Value {
 	start := len(b.vals)
 	for i := range vs {
 		v := &vs[i]
-		tv := trace.Value{Type: v.Type.Name}
+		// Filled in place: the block is zeroed memory.
+		b.vals = b.vals[:len(b.vals)+1]
+		tv := &b.vals[len(b.vals)-1]
+		tv.Type = v.Type.Name
 		if i < len(names) {
 			tv.Name = names[i]
 		}
@@ -673,7 +677,6 @@ func (b *builder) values(vs []instrument.Value, names []string) []trace.Value {
 				tv.Text = t.other
 			}
 		}
-		b.vals = append(b.vals, tv)
 	}
 	return b.vals[start:len(b.vals):len(b.vals)]
 }

@@ -131,6 +131,8 @@ type File struct {
 	sitePC map[int]uint64
 	// Spawns are the RecGo and RecGInfo records, in order.
 	Spawns []Record
+	// Enters is the number of RecEnter records.
+	Enters int
 	// Stopped is set when the runtime stopped recording at its file limit.
 	Stopped bool
 	// Bytes is the size of the file.
@@ -159,6 +161,7 @@ func OpenFile(path string) (*File, error) {
 	}
 	for start := 0; start < len(f.data); start += chunkSize {
 		c := f.cursor(start)
+		c.d.skip = true
 		for {
 			r, err := c.next()
 			if err != nil {
@@ -168,7 +171,11 @@ func OpenFile(path string) (*File, error) {
 			if r == nil {
 				break
 			}
-			if r.Kind == RecGo || r.Kind == RecGInfo {
+			switch r.Kind {
+			case RecEnter:
+				f.Enters++
+			case RecGo, RecGInfo:
+				r.Chain = nil
 				f.Spawns = append(f.Spawns, *r)
 			}
 		}
@@ -216,12 +223,9 @@ func (c *cursor) next() (*Record, error) {
 		return nil, nil
 	}
 	d.slab = d.slab[:0]
-	chain := c.rec.Chain[:0]
-	r, err := d.record(k, chain)
-	if err != nil {
+	if err := d.record(k, &c.rec); err != nil {
 		return nil, fmt.Errorf("record file %s, offset %d: %w", c.path, c.start+d.i, err)
 	}
-	c.rec = r
 	return &c.rec, nil
 }
 
@@ -290,6 +294,9 @@ type decoder struct {
 	slab []Value
 	// text is where strings are allocated from, in bulk (see str).
 	text []byte
+	// skip is set to read over values (their types are still read);
+	// skipping while values are read so.
+	skip, skipping bool
 }
 
 var errShort = errors.New("truncated record")
@@ -297,6 +304,10 @@ var errShort = errors.New("truncated record")
 func (d *decoder) uvarint() uint64 {
 	if d.err != nil {
 		return 0
+	}
+	if d.i < len(d.b) && d.b[d.i] < 0x80 {
+		d.i++
+		return uint64(d.b[d.i-1])
 	}
 	v, n := binary.Uvarint(d.b[d.i:])
 	if n <= 0 {
@@ -333,7 +344,9 @@ func (d *decoder) str() (s string, full int64) {
 		d.err = errShort
 		return "", 0
 	}
-	s = d.string(d.b[d.i : d.i+n])
+	if !d.skipping {
+		s = d.string(d.b[d.i : d.i+n])
+	}
 	d.i += n
 	return s, full
 }
@@ -360,8 +373,9 @@ func (d *decoder) string(b []byte) string {
 // types it names from 1).
 const maxTypes = 1 << 20
 
-func (d *decoder) record(k byte, chain []Link) (Record, error) {
-	r := Record{Kind: k, Chain: chain}
+// record decodes a record of kind k into r, reusing r.Chain.
+func (d *decoder) record(k byte, r *Record) error {
+	*r = Record{Kind: k, Chain: r.Chain[:0]}
 	r.Seq = d.last + d.uvarint()
 	d.last = r.Seq
 	r.Goid = d.varint()
@@ -397,9 +411,9 @@ func (d *decoder) record(k byte, chain []Link) (Record, error) {
 	case RecRecover:
 		r.Text, _ = d.str()
 	default:
-		return r, fmt.Errorf("unknown record kind %d", k)
+		return fmt.Errorf("unknown record kind %d", k)
 	}
-	return r, d.err
+	return d.err
 }
 
 func (d *decoder) values() []Value {
@@ -415,12 +429,15 @@ func (d *decoder) values() []Value {
 		d.slab = make([]Value, 0, max(64, n))
 	}
 	start := len(d.slab)
+	d.skipping = d.skip
 	for i := 0; i < n && d.err == nil; i++ {
 		id := d.uvarint()
 		for id == 0 && d.err == nil {
 			tid := d.uvarint()
+			d.skipping = false
 			name, _ := d.str()
 			kind, _ := d.str()
+			d.skipping = d.skip
 			if tid >= maxTypes {
 				d.err = fmt.Errorf("type number %d out of range", tid)
 				break
@@ -442,7 +459,9 @@ func (d *decoder) values() []Value {
 		case TagComplex:
 			re, _ := d.str()
 			im, _ := d.str()
-			v.Text = "(" + re + " + " + im + "i)"
+			if !d.skip {
+				v.Text = "(" + re + " + " + im + "i)"
+			}
 		case TagString:
 			v.Text, v.Len = d.str()
 		case TagLen:
@@ -452,7 +471,13 @@ func (d *decoder) values() []Value {
 		default:
 			d.err = fmt.Errorf("unknown value tag %d", v.Tag)
 		}
-		d.slab = append(d.slab, v)
+		if !d.skip {
+			d.slab = append(d.slab, v)
+		}
+	}
+	d.skipping = false
+	if d.skip {
+		return nil
 	}
 	return d.slab[start:len(d.slab):len(d.slab)]
 }
