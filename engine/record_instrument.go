@@ -171,6 +171,8 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 		pos:     map[uint64]trace.Pos{},
 	}
 	b.all = make([]*trace.Frame, 0, t.Enters)
+	b.frames = make([]trace.Frame, 0, t.Enters)
+	b.vals = make([]trace.Value, 0, t.Values)
 	b.matchSpawns(t.Spawns)
 	if err := t.Each(func(r *instrument.Record) error { b.event(r); return nil }); err != nil {
 		return nil, err

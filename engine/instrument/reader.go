@@ -131,8 +131,9 @@ type File struct {
 	sitePC map[int]uint64
 	// Spawns are the RecGo and RecGInfo records, in order.
 	Spawns []Record
-	// Enters is the number of RecEnter records.
-	Enters int
+	// Enters is the number of RecEnter records, Values the number of
+	// values of all records.
+	Enters, Values int
 	// Stopped is set when the runtime stopped recording at its file limit.
 	Stopped bool
 	// Bytes is the size of the file.
@@ -180,6 +181,7 @@ func OpenFile(path string) (*File, error) {
 			}
 		}
 		f.Stopped = f.Stopped || c.stopped
+		f.Values += c.d.nvals
 	}
 	sort.Slice(f.Spawns, func(i, j int) bool { return f.Spawns[i].Seq < f.Spawns[j].Seq })
 	return f, nil
@@ -297,6 +299,8 @@ type decoder struct {
 	// skip is set to read over values (their types are still read);
 	// skipping while values are read so.
 	skip, skipping bool
+	// nvals counts the values read.
+	nvals int
 }
 
 var errShort = errors.New("truncated record")
@@ -425,6 +429,7 @@ func (d *decoder) values() []Value {
 	if n == 0 {
 		return nil
 	}
+	d.nvals += n
 	if len(d.slab)+n > cap(d.slab) {
 		d.slab = make([]Value, 0, max(64, n))
 	}
