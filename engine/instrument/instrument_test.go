@@ -196,6 +196,20 @@ func Twice(n int) int { return 2 * n }
 	if got := strings.Join(entered, " "); got != "main.go:= lib.go:n=2 main.go:a,b=4,5" {
 		t.Fatalf("entries: %s", got)
 	}
+	// The first pass over the file (which reads over values) counts what
+	// the full reading finds.
+	f, err := OpenFile(recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	values := 0
+	for _, r := range tr.Records {
+		values += len(r.Values)
+	}
+	if f.Enters != len(entered) || f.Values != values || values == 0 {
+		t.Fatalf("first pass: %d entries, %d values; reading: %d, %d", f.Enters, f.Values, len(entered), values)
+	}
 	b, err := os.ReadFile(filepath.Join(dir, "main.go"))
 	if err != nil || string(b) != files["main.go"] {
 		t.Fatalf("the user's file changed: %v", err)

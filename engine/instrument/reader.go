@@ -260,10 +260,13 @@ func (f *File) Each(fn func(*Record) error) error {
 		if err != nil {
 			return err
 		}
-		if r == nil {
+		switch {
+		case r == nil:
 			heap.Pop(&h)
-		} else {
+		case len(h) > 1 && h[1].rec.Seq < r.Seq, len(h) > 2 && h[2].rec.Seq < r.Seq:
 			heap.Fix(&h, 0)
+			// Else the chunk's next record still comes first (the usual
+			// case: a goroutine's records follow one another).
 		}
 	}
 	return nil
@@ -383,6 +386,10 @@ func (d *decoder) record(k byte, r *Record) error {
 	r.Seq = d.last + d.uvarint()
 	d.last = r.Seq
 	r.Goid = d.varint()
+	if d.skip && (k == RecEnter || k == RecExit) {
+		d.skipRecord(k, r)
+		return d.err
+	}
 	switch k {
 	case RecEnter:
 		site := d.uvarint()
@@ -418,6 +425,46 @@ func (d *decoder) record(k byte, r *Record) error {
 		return fmt.Errorf("unknown record kind %d", k)
 	}
 	return d.err
+}
+
+// skipRecord reads over the rest of an entry or exit record, keeping only
+// the site's PC.
+func (d *decoder) skipRecord(k byte, r *Record) {
+	if k == RecEnter {
+		site := d.uvarint()
+		r.Site = int(site >> 1)
+		if site&1 != 0 {
+			r.PC = d.uvarint()
+			d.sitePC[r.Site] = r.PC
+		}
+		d.over(3) // offset, caller's PC, caller's offset
+		n := d.uvarint()
+		if n > uint64(len(d.b)) {
+			d.err = errShort
+			return
+		}
+		d.over(2 * int(n))
+	} else {
+		d.over(2) // offset, PC
+	}
+	d.values()
+}
+
+// over reads over n varints.
+func (d *decoder) over(n int) {
+	for ; n > 0 && d.err == nil; n-- {
+		for {
+			if d.i >= len(d.b) {
+				d.err = errShort
+				return
+			}
+			c := d.b[d.i]
+			d.i++
+			if c < 0x80 {
+				break
+			}
+		}
+	}
 }
 
 func (d *decoder) values() []Value {
@@ -456,9 +503,17 @@ func (d *decoder) values() []Value {
 		v := Value{TypeID: id, Tag: d.byte1()}
 		switch v.Tag {
 		case TagInt:
-			v.Int = d.varint()
+			if d.skip {
+				d.over(1)
+			} else {
+				v.Int = d.varint()
+			}
 		case TagUint:
-			v.Uint = d.uvarint()
+			if d.skip {
+				d.over(1)
+			} else {
+				v.Uint = d.uvarint()
+			}
 		case TagFloat:
 			v.Text, _ = d.str()
 		case TagComplex:
