@@ -10,9 +10,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 	"unsafe"
@@ -160,16 +162,18 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 	}
 	b := &builder{
 		bi: bi, sites: in.sites, lim: lim,
-		rec:     &trace.Recording{},
-		counts:  map[string]*int{},
-		stacks:  map[int64]*gstack{},
-		siteFn:  make([]siteFn, len(in.sites)),
-		ginfo:   map[int64]*instrument.Record{},
-		spawnOf: map[int64]uint64{},
-		spawnAt: map[uint64]ispawn{},
-		fns:     map[uint64]*ifn{},
-		pos:     map[uint64]trace.Pos{},
+		rec:      &trace.Recording{},
+		counts:   map[string]*int{},
+		stacks:   map[int64]*gstack{},
+		siteFn:   make([]siteFn, len(in.sites)),
+		siteExit: make([]siteFn, len(in.sites)),
+		ginfo:    map[int64]*instrument.Record{},
+		spawnOf:  map[int64]uint64{},
+		spawnAt:  map[uint64]ispawn{},
+		fns:      map[uint64]*ifn{},
+		pos:      map[uint64]trace.Pos{},
 	}
+	defer lessGC()()
 	b.all = make([]*trace.Frame, 0, t.Enters)
 	b.frames = make([]trace.Frame, 0, t.Enters)
 	b.vals = make([]trace.Value, 0, t.Values)
@@ -179,6 +183,39 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 	}
 	b.finish(status, ctx.Err(), opts.Timeout, stdout.String(), stderr.String(), t.Stopped)
 	return b.rec, nil
+}
+
+// gcRaised counts the index builds running with the garbage collector's
+// target raised (see lessGC).
+var gcRaised struct {
+	sync.Mutex
+	n    int
+	prev int
+}
+
+// lessGC raises the garbage collector's target while an index is built,
+// and returns the function that restores it: nearly all the build
+// allocates stays live, so a collection while the index grows marks it all
+// again and frees little. A target the user set higher (or off) is kept.
+func lessGC() func() {
+	const percent = 400
+	gcRaised.Lock()
+	defer gcRaised.Unlock()
+	if gcRaised.n == 0 {
+		gcRaised.prev = debug.SetGCPercent(percent)
+		if gcRaised.prev < 0 || gcRaised.prev >= percent {
+			debug.SetGCPercent(gcRaised.prev)
+		}
+	}
+	gcRaised.n++
+	return func() {
+		gcRaised.Lock()
+		defer gcRaised.Unlock()
+		gcRaised.n--
+		if gcRaised.n == 0 && gcRaised.prev >= 0 && gcRaised.prev < percent {
+			debug.SetGCPercent(gcRaised.prev)
+		}
+	}
 }
 
 // builder turns the records into the index, the way the Delve recorder
@@ -201,10 +238,12 @@ type builder struct {
 	ginfo  map[int64]*instrument.Record
 	fns    map[uint64]*ifn
 	siteFn []siteFn // by site: its function
-	pos    map[uint64]trace.Pos
-	types  []itype // by type number
-	text   []byte  // where value texts are allocated from (see str)
-	seq    uint64
+	// siteExit is by site the function of its last exit hook's PC.
+	siteExit []siteFn
+	pos      map[uint64]trace.Pos
+	types    []itype // by type number
+	text     []byte  // where value texts are allocated from (see str)
+	seq      uint64
 	// panicking lists, by goroutine, the frames a panic unwound whose
 	// panic value is not known yet (a recover or the end says it).
 	panicking map[int64][]int
@@ -497,7 +536,19 @@ func (b *builder) leave(r *instrument.Record) {
 	f := b.all[top]
 	gs.open = stack[:len(stack)-1]
 	f.ExitSeq = b.next()
-	switch b.fn(r.PC).raw {
+	// The exit hook's PC is in the function that ended the frame: the
+	// frame's own, runtime.gopanic or runtime.Goexit.
+	var ex *ifn
+	if site := stack[len(stack)-1].site; site >= 0 && site < len(b.siteExit) {
+		c := &b.siteExit[site]
+		if c.fn == nil || c.pc != r.PC {
+			c.pc, c.fn = r.PC, b.fn(r.PC)
+		}
+		ex = c.fn
+	} else {
+		ex = b.fn(r.PC)
+	}
+	switch ex.raw {
 	case "runtime.gopanic":
 		f.Exit = trace.Panicked
 		if b.panicking == nil {
