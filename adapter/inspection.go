@@ -80,7 +80,7 @@ func (s *session) onStackTrace(ctx context.Context, r *dap.StackTraceRequest) er
 	}
 	rec := d.Recording()
 	cur := d.Current()
-	var frames []dap.StackFrame
+	frames := []dap.StackFrame{} // never null in JSON: clients iterate it
 	line := 0
 	if flt, err := s.inspected(ctx); err == nil && s.step < len(flt.Steps) {
 		line = flt.Steps[s.step].Line
@@ -399,13 +399,17 @@ func (s *session) onSource(r *dap.SourceRequest) error {
 }
 
 // handles maps DAP variables references to values. References are valid
-// until the next stop.
+// until the next stop and never reused: a client may still ask for one of
+// an earlier stop while it refreshes its views (VS Code does, when a stop
+// follows closely on another); such a reference has no variables any more,
+// which is not an error worth showing. A reference never handed out is.
 type handles struct {
-	next int
-	m    map[int]func() ([]trace.Value, error)
+	next  int
+	stale int // references up to this one belong to earlier stops
+	m     map[int]func() ([]trace.Value, error)
 }
 
-func (h *handles) reset() { h.next, h.m = 0, nil }
+func (h *handles) reset() { h.stale, h.m = h.next, nil }
 
 func (h *handles) lazy(f func() ([]trace.Value, error)) int {
 	if h.m == nil {
@@ -422,6 +426,9 @@ func (h *handles) values(vs []trace.Value) int {
 
 func (h *handles) get(ref int) ([]trace.Value, error) {
 	f, ok := h.m[ref]
+	if !ok && ref > 0 && ref <= h.stale {
+		return nil, nil
+	}
 	if !ok {
 		return nil, errors.New("unknown variables reference " + strconv.Itoa(ref) + " (references last until the next stop)")
 	}

@@ -151,6 +151,15 @@ func nilmapSession(t *testing.T, c *conn, progress bool) {
 		"base = 8000", `s = "api"`, "i = 0")
 	wantEvaluate(t, c.Client, "s", "hover", `"api"`)
 	wantEvaluate(t, c.Client, "base + i", "repl", "8000")
+	// A reference of an earlier stop has no variables any more; it is not
+	// an error (clients refreshing their views ask for them), unlike one
+	// never handed out.
+	staleRef := refs["Locals"]
+	wantStop(t, "stepBack", c.Step("stepBack", th), "step", "main.load#1")
+	if m := c.Request("variables", map[string]any{"variablesReference": staleRef}); !m.Success || !strings.Contains(string(m.Body), `"variables":[]`) {
+		t.Errorf("variables of a reference of the previous stop: success %v, body %s; want no variables", m.Success, m.Body)
+	}
+	wantStop(t, "next", c.Step("next", th), "step", "main.load#1")
 	wantStop(t, "next at the last statement", c.Step("next", th), "step",
 		"end of main.load#1: panicked: assignment to entry in nil map")
 	wantStack(t, c.Client, "after next at the end", th, frame{loadName, src, 34}, frame{"main.main#1()", src, 41})
