@@ -15,7 +15,8 @@
 //   2. the toolbar's Step Back (line 22 → 21), then a breakpoint in Reading and
 //      its Reverse (continue): the session goes back to Reading#30 (i = 29), then
 //      Reading#29 (i = 28);
-//   3. "adi: Open Chat", ask (offline diagnoser): the root cause names
+//   3. the "diagnose with adi" CodeLens of TestSumFirst opens the chat
+//      panel and diagnoses (offline diagnoser): the root cause names
 //      offbyone.go:21 and a diff is shown; Apply, accept: the file on disk is
 //      fixed and `go test ./...` passes in the workspace.
 // Whatever happens, code-server and chromium are stopped at the end.
@@ -635,13 +636,17 @@ async function stage3(wb, ws) {
   // Room for the chat panel: no side bar, no panel.
   await wb.hideSideBar();
   if (await wb.page.locator('.part.panel').isVisible()) await wb.command('View: Toggle Panel Visibility');
-  await wb.command('adi: Open Chat');
+  // What a user does: the "diagnose with adi" CodeLens above the failing
+  // test (TestReadings comes first in the file, TestSumFirst second).
+  await wb.open('offbyone_test.go', 12);
+  const lens = wb.page.locator('.codelens-decoration a', { hasText: 'diagnose with adi' }).nth(1);
+  await lens.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+  await wb.shot('stage3-codelens');
+  await lens.click();
   const chat = await wb.frameWith('#question', UI_TIMEOUT);
   const mode = await chat.locator('#mode').innerText({ timeout: UI_TIMEOUT });
   log('#mode:', JSON.stringify(mode));
   assert.match(mode, /offline diagnoser \(no API key\)/);
-  await chat.locator('#question').fill('why does the test fail?');
-  await chat.locator('#ask').click();
 
   const rootCause = chat.locator('#diagnosis .root-cause');
   await rootCause.waitFor({ state: 'visible', timeout: DIAGNOSIS_TIMEOUT });
@@ -744,7 +749,7 @@ async function main() {
     ['stage 1: an adi session stops with fid-named frames and the arguments', () => stage1(wb)],
     ['the adi views show the inspected frame SumFirst#1', () => views(wb)],
     ['stage 2: step back and reverse-continue, the views follow', () => stage2(wb)],
-    ['stage 3: offline diagnosis in the chat panel, Apply, tests pass', () => stage3(wb, ws)],
+    ['stage 3: the "diagnose with adi" CodeLens, an offline diagnosis in the chat panel, Apply, tests pass', () => stage3(wb, ws)],
   ];
   for (const [name, fn] of stages) {
     await check(name, fn, async () => wb.shot(`failed-${name.split(':')[0].replace(/\s+/g, '-')}`).catch(() => {}));
