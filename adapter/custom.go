@@ -49,7 +49,7 @@ func (s *session) onCustom(ctx context.Context, r *customRequest) error {
 	if err != nil {
 		return err
 	}
-	if r.Command == "adi/frame" && (a.FID == "" || a.FID == from.FID.String()) {
+	if r.Command == "adi/frame" && from != nil && (a.FID == "" || a.FID == from.FID.String()) {
 		// The inspected frame: which of its steps the editor is at, so a
 		// view need not guess it from the line (a loop repeats lines).
 		body = withField(body, "current_step", s.step)
