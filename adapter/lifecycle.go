@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-dap"
 
 	"github.com/adi-go/adi/engine"
+	"github.com/adi-go/adi/engine/trace"
 )
 
 // dispatch routes a request to its handler.
@@ -258,13 +259,39 @@ func targetCommand(a *LaunchArgs) (argv []string, dir string, err error) {
 	return argv, dir, nil
 }
 
+// noFramesMessage explains a recording with no frames of the module.
+func noFramesMessage(a *LaunchArgs, o *trace.Outcome) string {
+	prog, run := "the target", ""
+	if a != nil {
+		prog, run = a.Program, a.TestRun
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "adi: the recorded run has no frames: no function of %s's module ran (exit code %d).\n", prog, o.ExitCode)
+	if strings.Contains(o.Output(), "no tests to run") {
+		fmt.Fprintf(&b, "adi: go test ran no test: testRun %q matches no test of the package; fix \"testRun\" in the launch configuration (empty: all tests).\n", run)
+	} else {
+		b.WriteString("adi: check \"program\" and \"args\" in the launch configuration.\n")
+	}
+	return b.String()
+}
+
 func (s *session) onConfigurationDone(ctx context.Context, r *dap.ConfigurationDoneRequest) error {
 	d, err := s.debuggee()
 	if err != nil {
 		return err
 	}
-	reason, desc := "entry", ""
 	rec := d.Recording()
+	if d.Current() == nil {
+		// Nothing to inspect: no function of the module ran. Say why and
+		// end the session, rather than stop with an empty Call Stack.
+		s.send(&dap.ConfigurationDoneResponse{Response: s.response(&r.Request)})
+		s.sendEvent(&dap.OutputEvent{Event: s.event("output"), Body: dap.OutputEventBody{Category: "important",
+			Output: noFramesMessage(s.launch, &rec.Outcome)}})
+		s.sendEvent(&dap.ExitedEvent{Event: s.event("exited"), Body: dap.ExitedEventBody{ExitCode: rec.Outcome.ExitCode}})
+		s.sendEvent(&dap.TerminatedEvent{Event: s.event("terminated")})
+		return nil
+	}
+	reason, desc := "entry", ""
 	if cur := d.Current(); cur != nil && rec.Outcome.Panic != nil && rec.Outcome.Panic.Frame == cur.FID {
 		reason, desc = "exception", "panic: "+rec.Outcome.Panic.Value
 	}

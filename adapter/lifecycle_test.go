@@ -106,3 +106,50 @@ func TestLifecycle(t *testing.T) {
 	})
 	noTargetProcesses(t, 10*time.Second)
 }
+
+// TestNoFramesEndsTheSession launches a test pattern that matches no test:
+// the run has no frame of the module, so instead of stopping with an empty
+// Call Stack the session says why and ends.
+func TestNoFramesEndsTheSession(t *testing.T) {
+	c := transports[0].start(t, nil)
+	initialize(t, c.Client, false)
+	launch(t, c.Client, map[string]any{"mode": "test", "program": fixture(t, "nilptr"), "testRun": "^TestNothing$"}, false, "PASS")
+	if m := c.Request("configurationDone", nil); !m.Success {
+		t.Fatalf("configurationDone: %s", m.ErrorText())
+	}
+	var important string
+	exited := false
+	for {
+		m := c.Next()
+		if m.Type != "event" {
+			continue
+		}
+		switch m.Event {
+		case "output":
+			var b dap.OutputEventBody
+			m.Decode(&b)
+			if b.Category == "important" {
+				important += b.Output
+			}
+		case "exited":
+			var b dap.ExitedEventBody
+			m.Decode(&b)
+			if b.ExitCode != 0 {
+				t.Errorf("exited with code %d, want the run's 0", b.ExitCode)
+			}
+			exited = true
+		case "stopped":
+			t.Fatalf("stopped with no frame to show:\n%s", c.Traffic())
+		}
+		if m.Event == "terminated" {
+			break
+		}
+	}
+	if !exited {
+		t.Error("no exited event before terminated")
+	}
+	if !strings.Contains(important, `testRun "^TestNothing$" matches no test`) {
+		t.Errorf("the message does not say the pattern matched no test: %q", important)
+	}
+	disconnect(t, c)
+}
