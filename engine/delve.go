@@ -104,26 +104,11 @@ type OutputFunc func(stream string, p []byte)
 // launch starts prog stopped at its first instruction. The caller must call
 // kill when done with it; output streams end when the process does.
 func launch(prog *Program, maxOutput int, output OutputFunc) (*process, error) {
-	outR, outW, err := os.Pipe()
+	stdout, stderr, outW, errW, err := capturePipes(maxOutput, output)
 	if err != nil {
 		return nil, err
 	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		outR.Close()
-		outW.Close()
-		return nil, err
-	}
-	tee := func(stream string) func([]byte) {
-		if output == nil {
-			return nil
-		}
-		return func(p []byte) { output(stream, p) }
-	}
-	p := &process{
-		stdout: newCapture(outR, maxOutput, tee("stdout")),
-		stderr: newCapture(errR, maxOutput, tee("stderr")),
-	}
+	p := &process{stdout: stdout, stderr: stderr}
 	cfg := &debugger.Config{
 		WorkingDir: prog.Dir,
 		Backend:    "native",
@@ -146,6 +131,30 @@ func launch(prog *Program, maxOutput int, output OutputFunc) (*process, error) {
 		return nil, fmt.Errorf("starting %s under the debugger: %w", prog.Path, err)
 	}
 	return p, nil
+}
+
+// capturePipes makes the pipes a target writes its standard output and
+// error to, each read by a capture (bounded by maxOutput, passed on to
+// output as it arrives). The caller hands outW and errW to the target and
+// closes them once it has them.
+func capturePipes(maxOutput int, output OutputFunc) (stdout, stderr *capture, outW, errW *os.File, err error) {
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return nil, nil, nil, nil, err
+	}
+	tee := func(stream string) func([]byte) {
+		if output == nil {
+			return nil
+		}
+		return func(p []byte) { output(stream, p) }
+	}
+	return newCapture(outR, maxOutput, tee("stdout")), newCapture(errR, maxOutput, tee("stderr")), outW, errW, nil
 }
 
 // setenv applies "K=V" overrides to this process and returns a function that

@@ -103,24 +103,10 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 		defer f.Close()
 		cmd.Stdin = f
 	}
-	outR, outW, err := os.Pipe()
+	stdout, stderr, outW, errW, err := capturePipes(lim.MaxOutput, opts.Output)
 	if err != nil {
 		return nil, err
 	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		outR.Close()
-		outW.Close()
-		return nil, err
-	}
-	tee := func(stream string) func([]byte) {
-		if opts.Output == nil {
-			return nil
-		}
-		return func(p []byte) { opts.Output(stream, p) }
-	}
-	stdout := newCapture(outR, lim.MaxOutput, tee("stdout"))
-	stderr := newCapture(errR, lim.MaxOutput, tee("stderr"))
 	cmd.Stdout, cmd.Stderr = outW, errW
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	err = cmd.Start()
