@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"unsafe"
 
 	"github.com/adi-go/adi/engine/target"
 	"github.com/adi-go/adi/engine/trace"
@@ -31,4 +32,19 @@ func BuildInstrumented(ctx context.Context, spec *target.Spec, work string) (*In
 // directory and environment of prog, and indexes the run.
 func (b *InstrumentedBuild) Record(ctx context.Context, prog *Program, opts RecordOptions) (*trace.Recording, error) {
 	return recordInstrumented(ctx, b.in, prog, b.work, opts)
+}
+
+// ValueBytes is what the argument and result values of rec take in memory:
+// their trace.Values and the text they hold (adi bench and the index
+// memory benchmark report it apart from the index itself).
+func ValueBytes(rec *trace.Recording) float64 {
+	var n float64
+	for _, f := range rec.Frames {
+		for _, vs := range [][]trace.Value{f.Args, f.Results} {
+			for _, v := range vs {
+				n += float64(unsafe.Sizeof(v)) + float64(len(v.Text))
+			}
+		}
+	}
+	return n
 }

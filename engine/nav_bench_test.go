@@ -330,7 +330,7 @@ func BenchmarkIndexMemory(b *testing.B) {
 		runtime.ReadMemStats(&after)
 		n := float64(len(rec.Frames))
 		perFrame = (float64(after.HeapAlloc) - float64(before.HeapAlloc)) / n
-		perArgs = valueBytes(rec) / n
+		perArgs = ValueBytes(rec) / n
 		runtime.KeepAlive(rec)
 	}
 	b.ReportMetric(perFrame, "B/frame")
@@ -376,26 +376,12 @@ func BenchmarkIndexMemoryInstrumented(b *testing.B) {
 		}
 		n := float64(len(rec.Frames))
 		perFrame = (float64(after.HeapAlloc) - float64(before.HeapAlloc)) / n
-		perArgs = valueBytes(rec) / n
+		perArgs = ValueBytes(rec) / n
 		runtime.KeepAlive(rec)
 	}
 	b.ReportMetric(perFrame, "B/frame")
 	b.ReportMetric(perArgs, "arg-B/frame")
 	b.ReportMetric(perFrame-perArgs, "index-B/frame")
-}
-
-// valueBytes is what the argument and result values of rec take: their
-// trace.Values and the text they hold.
-func valueBytes(rec *trace.Recording) float64 {
-	var n float64
-	for _, f := range rec.Frames {
-		for _, vs := range [][]trace.Value{f.Args, f.Results} {
-			for _, v := range vs {
-				n += float64(unsafe.Sizeof(v)) + float64(len(v.Text))
-			}
-		}
-	}
-	return n
 }
 
 // BenchmarkNavInstrumented measures navigation on a real recording: the

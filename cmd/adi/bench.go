@@ -17,11 +17,9 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
-	"unsafe"
 
 	"github.com/adi-go/adi/engine"
 	"github.com/adi-go/adi/engine/target"
-	"github.com/adi-go/adi/engine/trace"
 )
 
 // benchProgram is one program adi bench measures: a target command line
@@ -413,26 +411,12 @@ func benchInstrument(ctx context.Context, cfg benchConfig, inst *engine.Instrume
 	if n := float64(len(rec.Frames)); n > 0 {
 		runtime.GC()
 		runtime.ReadMemStats(&after)
-		args := valueBytes(rec) / n
+		args := engine.ValueBytes(rec) / n
 		index := (float64(after.HeapAlloc)-float64(before.HeapAlloc))/n - args
 		rd.indexBytes, rd.argBytes = &index, &args
 	}
 	runtime.KeepAlive(rec)
 	return ""
-}
-
-// valueBytes is what the argument and result values of rec take: their
-// trace.Values and the text they hold.
-func valueBytes(rec *trace.Recording) float64 {
-	var n float64
-	for _, f := range rec.Frames {
-		for _, vs := range [][]trace.Value{f.Args, f.Results} {
-			for _, v := range vs {
-				n += float64(unsafe.Sizeof(v)) + float64(len(v.Text))
-			}
-		}
-	}
-	return n
 }
 
 // benchDelve records the program with the engine's Delve recorder, bounded
