@@ -9,9 +9,8 @@ import (
 // wideRecording is main.main#1 calling main.item n times; the items whose
 // index is in panics panicked (recovered by main).
 func wideRecording(n int, panics ...int) *Recording {
-	r := &Recording{}
 	main := &Frame{FID: FID{"main.main", 1}, EntrySeq: 1, Exit: Returned}
-	r.Frames = append(r.Frames, main)
+	frames := []*Frame{main}
 	for i := 1; i <= n; i++ {
 		f := &Frame{FID: FID{"main.item", i}, Caller: main.FID, EntrySeq: uint64(2 * i), ExitSeq: uint64(2*i + 1), Exit: Returned}
 		for _, p := range panics {
@@ -19,10 +18,9 @@ func wideRecording(n int, panics ...int) *Recording {
 				f.Exit, f.Panic = Panicked, "boom"
 			}
 		}
-		r.Frames = append(r.Frames, f)
+		frames = append(frames, f)
 	}
-	r.Index()
-	return r
+	return NewRecording(frames...)
 }
 
 // TestCallTreeHiddenPanicked counts the panicked callees left out of the
@@ -43,12 +41,12 @@ func TestCallTreeHiddenPanicked(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := wideRecording(tc.n, tc.panics...)
-			text := CallTreeText(r, r.Frames[0], 3)
+			text := CallTreeText(r, r.At(0), 3)
 			if !strings.Contains(text, tc.want) {
 				t.Errorf("call tree lacks %q:\n%s", tc.want, text)
 			}
 			// A depth cut hides every callee.
-			text = CallTreeText(r, r.Frames[0], 0)
+			text = CallTreeText(r, r.At(0), 0)
 			want := fmt.Sprintf("… %d more calls (✗ %d panicked)", tc.n, len(tc.panics))
 			if !strings.Contains(text, want) {
 				t.Errorf("depth 0: call tree lacks %q:\n%s", want, text)
@@ -61,13 +59,12 @@ func TestCallTreeHiddenPanicked(t *testing.T) {
 // invocations out (#k is not the k-th frame of its function), and when a
 // recording's invocation numbers are not in order of entry.
 func TestLookupSparse(t *testing.T) {
-	r := &Recording{}
 	main := &Frame{FID: FID{"main.main", 1}}
-	r.Frames = append(r.Frames, main)
+	frames := []*Frame{main}
 	for _, i := range []int{3, 4, 7, 8, 9, 20} {
-		r.Frames = append(r.Frames, &Frame{FID: FID{"main.f", i}, Caller: main.FID})
+		frames = append(frames, &Frame{FID: FID{"main.f", i}, Caller: main.FID})
 	}
-	r.Index()
+	r := NewRecording(frames...)
 	for _, i := range []int{3, 4, 7, 8, 9, 20} {
 		f, ok := r.Lookup(FID{"main.f", i})
 		if !ok || f.FID.Index != i {
@@ -79,12 +76,12 @@ func TestLookupSparse(t *testing.T) {
 			t.Errorf("Lookup(main.f#%d) = %s, want none", i, f.FID)
 		}
 	}
-	if len(main.Children) != 6 {
-		t.Errorf("main.main has %d children, want 6", len(main.Children))
+	if n := len(r.Children(0)); n != 6 {
+		t.Errorf("main.main has %d children, want 6", n)
 	}
 
-	r.Frames[2].FID.Index, r.Frames[5].FID.Index = 9, 4 // 3 9 7 8 4 20
-	r.Index()
+	frames[2].FID.Index, frames[5].FID.Index = 9, 4 // 3 9 7 8 4 20
+	r = NewRecording(frames...)
 	for _, i := range []int{3, 9, 7, 8, 4, 20} {
 		if f, ok := r.Lookup(FID{"main.f", i}); !ok || f.FID.Index != i {
 			t.Errorf("unordered: Lookup(main.f#%d) = %v, %v", i, f, ok)

@@ -1,7 +1,6 @@
 package trace
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -40,16 +39,14 @@ type Outcome struct {
 func (o *Outcome) Output() string { return o.Stdout + o.Stderr }
 
 // Recording is T: the frames of one run in order of entry, plus its outcome.
+// The frames are in a column store (see store.go): Len counts them, At and
+// Lookup make a *Frame of one.
 type Recording struct {
-	Frames  []*Frame
+	store
 	Outcome Outcome
 	// Partial says why the recording is incomplete ("" when complete).
 	Partial string
 
-	// byFunc lists the Seqs of each function's frames in order of entry
-	// (so by FID.Index): Lookup searches it, with no map of FIDs (which
-	// would cost some 50 bytes a frame).
-	byFunc  map[string][]int
 	indexed bool
 	// unordered is set when some function's frames are not in order of
 	// FID.Index (no recorder makes such a recording): Lookup scans.
@@ -57,46 +54,6 @@ type Recording struct {
 	// panicked are the Seqs of the frames that panicked (few, usually):
 	// renderings count the panicked callees of a wide frame from them.
 	panicked []int
-}
-
-// Index builds the look-up tables and the Parent/Children links. The recorder
-// calls it once all frames are in.
-func (r *Recording) Index() {
-	r.byFunc = make(map[string][]int)
-	r.indexed, r.unordered = true, false
-	r.panicked = r.panicked[:0]
-	for i, f := range r.Frames {
-		f.Seq = i
-		f.Parent = -1
-		f.Children = f.Children[:0]
-		idx := r.byFunc[f.FID.Func]
-		if n := len(idx); n > 0 && r.Frames[idx[n-1]].FID.Index >= f.FID.Index {
-			r.unordered = true
-		}
-		r.byFunc[f.FID.Func] = append(idx, i)
-		if f.Exit == Panicked {
-			r.panicked = append(r.panicked, i)
-		}
-	}
-	for i, f := range r.Frames {
-		if f.Caller.IsZero() {
-			continue
-		}
-		if p, ok := r.Lookup(f.Caller); ok {
-			f.Parent = p.Seq
-			p.Children = append(p.Children, i)
-		}
-	}
-	byRunOrder := func(a, b int) int {
-		return cmp.Compare(r.Frames[a].RunOrder(), r.Frames[b].RunOrder())
-	}
-	for _, f := range r.Frames {
-		// Callees are appended in order of entry: only spawned ones can
-		// be out of run order.
-		if len(f.Children) > 1 && !slices.IsSortedFunc(f.Children, byRunOrder) {
-			slices.SortStableFunc(f.Children, byRunOrder)
-		}
-	}
 }
 
 // RunOrder is when the caller made the call that started f: for a spawned
@@ -110,20 +67,20 @@ func (f *Frame) RunOrder() uint64 {
 }
 
 // panickedAmong counts the frames among seqs, callees of parent, that
-// panicked: from the list of panicked frames when it is the shorter (an
-// indexed recording), else by looking at each.
-func (r *Recording) panickedAmong(parent *Frame, seqs []int) int {
+// panicked: from the list of panicked frames when it is the shorter, else
+// by looking at each.
+func (r *Recording) panickedAmong(parent int, seqs []int32) int {
 	n := 0
-	if !r.indexed || len(r.panicked) >= len(seqs) {
+	if len(r.panicked) >= len(seqs) {
 		for _, i := range seqs {
-			if r.Frames[i].Exit == Panicked {
+			if r.ExitOf(int(i)) == Panicked {
 				n++
 			}
 		}
 		return n
 	}
 	for _, p := range r.panicked {
-		if f := r.Frames[p]; f.Parent == parent.Seq && f.Exit == Panicked && slices.Contains(seqs, p) {
+		if r.ParentOf(p) == parent && slices.Contains(seqs, int32(p)) {
 			n++
 		}
 	}
@@ -132,48 +89,57 @@ func (r *Recording) panickedAmong(parent *Frame, seqs []int) int {
 
 // Lookup returns the frame with the given FID.
 func (r *Recording) Lookup(fid FID) (*Frame, bool) {
-	idx := r.byFunc[fid.Func]
-	// #k is the k-th invocation: unless frames were left out, it is the
-	// k-th of the list; else a binary search finds it (the list is in
-	// order of FID.Index), or a scan when that order is not kept.
-	if k := fid.Index - 1; k >= 0 && k < len(idx) && r.Frames[idx[k]].FID == fid {
-		return r.Frames[idx[k]], true
-	}
-	if r.unordered || !r.indexed {
-		for _, seq := range idx {
-			if r.Frames[seq].FID == fid {
-				return r.Frames[seq], true
-			}
-		}
-		return nil, false
-	}
-	k, ok := slices.BinarySearchFunc(idx, fid.Index, func(seq, want int) int {
-		return cmp.Compare(r.Frames[seq].FID.Index, want)
-	})
+	seq, ok := r.find(fid)
 	if !ok {
 		return nil, false
 	}
-	return r.Frames[idx[k]], true
+	return r.At(seq), true
 }
 
 // Invocations returns the frames of function fn in order of entry.
 func (r *Recording) Invocations(fn string) []*Frame {
-	idx := r.byFunc[fn]
-	out := make([]*Frame, len(idx))
-	for i, j := range idx {
-		out[i] = r.Frames[j]
+	seqs := r.InvocationSeqs(fn)
+	out := make([]*Frame, len(seqs))
+	for i, j := range seqs {
+		out[i] = r.At(int(j))
 	}
 	return out
 }
 
+// InvocationSeqs returns the Seqs of the frames of function fn in order of
+// entry; the slice is the recording's own. The recording must be indexed.
+func (r *Recording) InvocationSeqs(fn string) []int32 {
+	id, ok := r.fnIDs[fn]
+	if !ok {
+		return nil
+	}
+	return r.funcs[id].frames
+}
+
 // HasFunc reports whether fn was invoked in the run.
-func (r *Recording) HasFunc(fn string) bool { return len(r.byFunc[fn]) > 0 }
+func (r *Recording) HasFunc(fn string) bool {
+	id, ok := r.fnIDs[fn]
+	if !ok {
+		return false
+	}
+	if !r.indexed {
+		for i := range r.rows {
+			if r.rows[i].fn == id {
+				return true
+			}
+		}
+		return false
+	}
+	return len(r.funcs[id].frames) > 0
+}
 
 // Funcs returns the names of all recorded functions, sorted.
 func (r *Recording) Funcs() []string {
-	out := make([]string, 0, len(r.byFunc))
-	for fn := range r.byFunc {
-		out = append(out, fn)
+	out := make([]string, 0, len(r.funcs))
+	for fn := range r.fnIDs {
+		if r.HasFunc(fn) {
+			out = append(out, fn)
+		}
 	}
 	sort.Strings(out)
 	return out
@@ -228,7 +194,7 @@ func (r *Recording) Frame(fid FID) (*Frame, error) {
 	if f, ok := r.Lookup(fid); ok {
 		return f, nil
 	}
-	e := &UnknownFIDError{FID: fid, Count: len(r.byFunc[fid.Func])}
+	e := &UnknownFIDError{FID: fid, Count: len(r.InvocationSeqs(fid.Func))}
 	if e.Count == 0 {
 		e.Suggestions = Nearest(fid.Func, r.Funcs(), 3)
 	}

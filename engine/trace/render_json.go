@@ -249,15 +249,15 @@ func treeNode(r *Recording, f *Frame, depth, level int, o JSONOptions) nodeJSON 
 	case len(kids) <= MaxTreeChildren:
 		n.Children = make([]nodeJSON, 0, len(kids))
 		for _, c := range kids {
-			n.Children = append(n.Children, treeNode(r, r.Frames[c], depth, level+1, o))
+			n.Children = append(n.Children, treeNode(r, r.At(int(c)), depth, level+1, o))
 		}
 	default:
 		n.Children = make([]nodeJSON, 0, treeHead+treeTail)
 		for _, c := range kids[:treeHead] {
-			n.Children = append(n.Children, treeNode(r, r.Frames[c], depth, level+1, o))
+			n.Children = append(n.Children, treeNode(r, r.At(int(c)), depth, level+1, o))
 		}
 		for _, c := range kids[len(kids)-treeTail:] {
-			n.Children = append(n.Children, treeNode(r, r.Frames[c], depth, level+1, o))
+			n.Children = append(n.Children, treeNode(r, r.At(int(c)), depth, level+1, o))
 		}
 		n.More = len(kids) - treeHead - treeTail
 		n.MoreAfter = treeHead

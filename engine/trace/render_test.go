@@ -87,7 +87,7 @@ func testRecording() *Recording {
 		}
 	}
 	mainF := fid("main.main", 1)
-	r := &Recording{Frames: []*Frame{
+	frames := []*Frame{
 		{FID: mainF, Goroutine: 1, Decl: at(19), Exit: Panicked, Panic: indexPanic},
 		fib(1, 3, 2, mainF, 21),
 		fib(2, 2, 1, fid("main.fib", 1), 11),
@@ -122,18 +122,19 @@ func testRecording() *Recording {
 			},
 			Exit: Returned,
 		},
-	}}
+	}
 	for i, total := 1, 0; i <= 7; i++ {
-		r.Frames = append(r.Frames, &Frame{
+		frames = append(frames, &Frame{
 			FID: fid("main.add", i), Caller: fid("main.sum", 1), Goroutine: 1, CallSite: at(32),
 			Args: []Value{intv("a", total), intv("b", i)}, Results: []Value{intv("~r0", total+i)}, Exit: Returned,
 		})
 		total += i
 	}
-	r.Frames = append(r.Frames, &Frame{
+	frames = append(frames, &Frame{
 		FID: fid("main.pick", 1), Caller: mainF, Goroutine: 1, CallSite: at(26), Decl: at(52),
 		Args: []Value{xsValue("xs"), intv("i", 9)}, Exit: Panicked, Panic: indexPanic,
 	})
+	r := NewRecording(frames...)
 	var out strings.Builder
 	for i := 1; i <= 45; i++ {
 		fmt.Fprintf(&out, "tick %d\n", i)
@@ -151,7 +152,6 @@ func testRecording() *Recording {
 		Stdout: out.String(),
 		Stderr: "panic: " + indexPanic + "\n\ngoroutine 1 [running]:\nmain.pick(...)\n\t/src/app/main.go:53\nexit status 2\n",
 	}
-	r.Index()
 	return r
 }
 
@@ -338,9 +338,9 @@ func TestFrameLine(t *testing.T) {
 		f    *Frame
 		want string
 	}{
-		{r.Frames[0], "main.main#1() ✗ panicked: " + indexPanic + " · root frame · goroutine 1"},
-		{r.Frames[2], "main.fib#2(n=2) → 1 · caller main.fib#1 at main.go:11 · goroutine 1"},
-		{r.Frames[7], "main.worker#1(id=1) exited via runtime.Goexit · spawned by main.main#1 at main.go:22 · goroutine 7"},
+		{r.At(0), "main.main#1() ✗ panicked: " + indexPanic + " · root frame · goroutine 1"},
+		{r.At(2), "main.fib#2(n=2) → 1 · caller main.fib#1 at main.go:11 · goroutine 1"},
+		{r.At(7), "main.worker#1(id=1) exited via runtime.Goexit · spawned by main.main#1 at main.go:22 · goroutine 7"},
 		{orphan, "main.cb#1() · caller main.gone#2 (not recorded) at main.go:70 · goroutine 3"},
 		{test, "m.TestParse#1() exited via runtime.Goexit · root frame, called at testing.go:1934 · goroutine 18"},
 	} {
@@ -395,7 +395,7 @@ func TestBreak(t *testing.T) {
 
 func TestCallTree(t *testing.T) {
 	r := testRecording()
-	root := r.Frames[0]
+	root := r.At(0)
 	for _, tc := range []struct {
 		name  string
 		depth int
@@ -464,7 +464,7 @@ func TestTextLines(t *testing.T) {
 // WriteJSON, and every list is [] rather than null.
 func TestJSONNeverNull(t *testing.T) {
 	r := testRecording()
-	f := &FLT{Frame: r.Frames[0], Steps: []Step{{Pos: at(20), Stmt: "x := 1"}}}
+	f := &FLT{Frame: r.At(0), Steps: []Step{{Pos: at(20), Stmt: "x := 1"}}}
 	b, err := json.Marshal(FLTJSON(f, JSONOptions{}))
 	if err != nil {
 		t.Fatal(err)
@@ -486,13 +486,13 @@ func TestJSONNeverNull(t *testing.T) {
 // loopRecording is main calling simulate(60), which calls step 60 times;
 // step#40 panicked and simulate recovered.
 func loopRecording() *Recording {
-	r := &Recording{Frames: []*Frame{
+	frames := []*Frame{
 		{FID: fid("main.main", 1), Goroutine: 1, Exit: Returned},
 		{
 			FID: fid("main.simulate", 1), Caller: fid("main.main", 1), Goroutine: 1, CallSite: at(30),
 			Args: []Value{intv("n", 60)}, Results: []Value{intv("hash", 12), intv("evens", 31)}, Exit: Returned,
 		},
-	}}
+	}
 	for i := 1; i <= 60; i++ {
 		f := &Frame{
 			FID: fid("main.step", i), Caller: fid("main.simulate", 1), Goroutine: 1, CallSite: at(17),
@@ -501,39 +501,35 @@ func loopRecording() *Recording {
 		if i == 40 {
 			f.Results, f.Exit, f.Panic = nil, Panicked, "hash overflow"
 		}
-		r.Frames = append(r.Frames, f)
+		frames = append(frames, f)
 	}
-	r.Index()
-	return r
+	return NewRecording(frames...)
 }
 
 // testRunRecording is a go test run stopped by the frame limit: two tests,
 // one of which failed with t.Fatal.
 func testRunRecording() *Recording {
 	tRunner := Pos{File: "/usr/local/go/src/testing/testing.go", Line: 1934}
-	r := &Recording{
-		Frames: []*Frame{
-			{FID: fid("example.com/m.TestParse", 1), Goroutine: 18, CallSite: tRunner, Exit: Returned},
-			{
-				FID: fid("example.com/m.Parse", 1), Caller: fid("example.com/m.TestParse", 1), Goroutine: 18,
-				CallSite: Pos{File: "/src/m/parse_test.go", Line: 8},
-				Args:     []Value{{Name: "s", Type: "string", Kind: KindString, Text: `""`}},
-				Results: []Value{
-					{Name: "~r0", Type: "*example.com/m.Node", Kind: KindPointer, Text: "nil", Nil: true},
-					{Name: "~r1", Type: "error", Kind: KindInterface, Text: `&errors.errorString{s: "empty input"}`},
-				},
-				Exit: Returned,
+	r := NewRecording(
+		&Frame{FID: fid("example.com/m.TestParse", 1), Goroutine: 18, CallSite: tRunner, Exit: Returned},
+		&Frame{
+			FID: fid("example.com/m.Parse", 1), Caller: fid("example.com/m.TestParse", 1), Goroutine: 18,
+			CallSite: Pos{File: "/src/m/parse_test.go", Line: 8},
+			Args:     []Value{{Name: "s", Type: "string", Kind: KindString, Text: `""`}},
+			Results: []Value{
+				{Name: "~r0", Type: "*example.com/m.Node", Kind: KindPointer, Text: "nil", Nil: true},
+				{Name: "~r1", Type: "error", Kind: KindInterface, Text: `&errors.errorString{s: "empty input"}`},
 			},
-			{FID: fid("example.com/m.TestEmpty", 1), Goroutine: 19, CallSite: tRunner, Exit: Goexited},
+			Exit: Returned,
 		},
-		Outcome: Outcome{
-			ExitCode:    1,
-			FailedTests: []string{"TestEmpty"},
-			Killed:      true,
-		},
-		Partial: "frame limit (3 frames) reached; later frames are not recorded",
+		&Frame{FID: fid("example.com/m.TestEmpty", 1), Goroutine: 19, CallSite: tRunner, Exit: Goexited},
+	)
+	r.Outcome = Outcome{
+		ExitCode:    1,
+		FailedTests: []string{"TestEmpty"},
+		Killed:      true,
 	}
-	r.Index()
+	r.Partial = "frame limit (3 frames) reached; later frames are not recorded"
 	return r
 }
 

@@ -252,8 +252,8 @@ func treeText(w *textWriter, r *Recording, f *Frame, depth, level int) {
 		w.line(indent + moreText(r, f, kids, false))
 		return
 	}
-	node := func(i int) {
-		c := r.Frames[i]
+	node := func(i int32) {
+		c := r.At(int(i))
 		line := indent + callText(c)
 		if c.Spawn {
 			line = indent + "go " + callText(c) + " · goroutine " + strconv.FormatInt(c.Goroutine, 10)
@@ -279,13 +279,13 @@ func treeText(w *textWriter, r *Recording, f *Frame, depth, level int) {
 // moreText counts hidden callees of parent (their Seqs): "… 3 more calls",
 // naming the first and last hidden fid when they sit between shown ones,
 // and counting those that panicked.
-func moreText(r *Recording, parent *Frame, hidden []int, span bool) string {
+func moreText(r *Recording, parent *Frame, hidden []int32, span bool) string {
 	s := fmt.Sprintf("… %d more %s", len(hidden), plural(len(hidden), "call", "calls"))
 	var notes []string
 	if span {
-		notes = append(notes, shortFID(r.Frames[hidden[0]].FID)+" … "+shortFID(r.Frames[hidden[len(hidden)-1]].FID))
+		notes = append(notes, shortFID(r.FIDOf(int(hidden[0])))+" … "+shortFID(r.FIDOf(int(hidden[len(hidden)-1]))))
 	}
-	if n := r.panickedAmong(parent, hidden); n > 0 {
+	if n := r.panickedAmong(parent.Seq, hidden); n > 0 {
 		notes = append(notes, fmt.Sprintf("✗ %d panicked", n))
 	}
 	if len(notes) > 0 {
@@ -510,27 +510,12 @@ func joinFIDs(fids []FID) string {
 	return strings.Join(parts, ", ")
 }
 
-// childSeqs returns the Seqs of f's callees in order: f.Children, without
-// any outside r when Index did not make them; nil for a nil r.
-func childSeqs(r *Recording, f *Frame) []int {
-	if r == nil {
+// childSeqs returns the Seqs of f's callees in order; nil for a nil r.
+func childSeqs(r *Recording, f *Frame) []int32 {
+	if r == nil || f.Seq < 0 || f.Seq >= r.Len() {
 		return nil
 	}
-	if r.indexed {
-		return f.Children // Index made them
-	}
-	for _, i := range f.Children {
-		if i < 0 || i >= len(r.Frames) {
-			out := make([]int, 0, len(f.Children))
-			for _, j := range f.Children {
-				if j >= 0 && j < len(r.Frames) {
-					out = append(out, j)
-				}
-			}
-			return out
-		}
-	}
-	return f.Children
+	return r.Children(f.Seq)
 }
 
 // rootFrames returns the frames without a recorded caller.
@@ -539,9 +524,9 @@ func rootFrames(r *Recording) []*Frame {
 		return nil
 	}
 	var out []*Frame
-	for _, f := range r.Frames {
-		if f.Parent < 0 {
-			out = append(out, f)
+	for i := range r.Len() {
+		if r.ParentOf(i) < 0 {
+			out = append(out, r.At(i))
 		}
 	}
 	return out

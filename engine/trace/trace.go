@@ -75,7 +75,7 @@ const (
 // Frame is one entry of the index: one invocation of a user function.
 type Frame struct {
 	FID FID
-	// Seq is the frame's position in Recording.Frames (T).
+	// Seq is the frame's position in the Recording (T).
 	Seq int
 	// Caller is the calling frame's FID, zero for a root frame. For the first
 	// frame of a goroutine it is the frame that ran the go statement, and Spawn
@@ -101,10 +101,9 @@ type Frame struct {
 	// goroutine may start later, and after goroutines created after it).
 	SpawnSeq uint64
 
-	// Parent is the Seq of the caller, -1 for a root frame; Children lists the
-	// Seqs of the callees (and spawned goroutines' first frames) in order.
-	Parent   int
-	Children []int
+	// Parent is the Seq of the caller, -1 for a root frame (the callees are
+	// Recording.Children).
+	Parent int
 }
 
 // Change is one element of ΔS: a variable created (Old == nil) or changed.

@@ -1,0 +1,744 @@
+package trace
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"unsafe"
+)
+
+// The frames of a Recording are kept in a column store: one pointer-free
+// row of 48 bytes per frame, the callee lists as one array of Seqs, and the
+// recorded values as pointer-free rows with their text in one byte arena.
+// Strings that repeat (function names, value names and types, file names)
+// are interned. A *Frame is made from the store when it is asked for (At,
+// Lookup): the garbage collector never scans the index, and a run of a
+// million frames takes some 56 bytes a frame plus its values.
+
+// row is one frame in the store.
+type row struct {
+	fn, index uint32 // FID: Func is r.funcs[fn].name
+	// parent is the caller's Seq, -1 for a root frame; before Index,
+	// pendingCaller for a frame whose caller is named by FID only (in
+	// r.callers).
+	parent    int32
+	goroutine int32
+	site      uint32 // call site: r.poss[site]
+	entry     uint32
+	exit      uint32
+	args      uint32 // first argument in r.vals
+	results   uint32 // first result in r.vals
+	// kids is where the frame's callees start in r.kids (Index); they end
+	// where the next frame's start.
+	kids        uint32
+	nargs, nres uint16
+	exitKind    uint8
+	flags       uint8
+}
+
+const pendingCaller = -2
+
+// Frame flags.
+const (
+	flagSpawn = 1 << iota
+	flagIndirect
+)
+
+var exitKinds = [...]Exit{Running, Returned, Panicked, Goexited, Unrecorded}
+
+func exitCode(e Exit) uint8 {
+	for i, k := range exitKinds {
+		if k == e {
+			return uint8(i)
+		}
+	}
+	return 0
+}
+
+// fnInfo is a recorded function.
+type fnInfo struct {
+	name string
+	decl Pos
+	// frames are the Seqs of its frames in order of entry (so by
+	// FID.Index), made by Index.
+	frames []int32
+}
+
+// vrow is one recorded value in the store.
+type vrow struct {
+	name, typ  uint32 // r.strs
+	text, size uint32 // the text: r.text[text:text+size]
+	len, cap   int64
+	kind       uint8
+	flags      uint8 // valNil, valCut, valDeep
+}
+
+const (
+	valNil = 1 << iota
+	valCut
+	// valDeep: the value has children or an error, in r.deep.
+	valDeep
+)
+
+var valueKinds = [...]Kind{"", KindBool, KindInt, KindUint, KindFloat, KindComplex, KindString,
+	KindPointer, KindStruct, KindArray, KindSlice, KindMap, KindChan, KindFunc, KindInterface, KindOther}
+
+func kindCode(k Kind) uint8 {
+	switch k {
+	case KindInt:
+		return 2
+	case KindString:
+		return 6
+	}
+	for i, c := range valueKinds {
+		if c == k {
+			return uint8(i)
+		}
+	}
+	return uint8(len(valueKinds) - 1) // KindOther
+}
+
+// deepValue is what a value row cannot hold.
+type deepValue struct {
+	children []Value
+	err      string
+	kind     Kind // a kind outside valueKinds
+}
+
+// store is the column store of a Recording.
+type store struct {
+	rows  []row
+	kids  []int32
+	funcs []fnInfo
+	fnIDs map[string]uint32
+	poss  []Pos
+	posID map[Pos]uint32
+	vals  []vrow
+	text  []byte
+	strs  []string
+	strID map[string]uint32
+	// Side tables of the few frames that need them.
+	deep     map[uint32]*deepValue
+	panics   map[int32]string
+	spawnSeq map[int32]uint32
+	// callers are the callers named by FID of frames added with
+	// pendingCaller (Add), and, after Index, of frames whose caller is
+	// not in the recording.
+	callers map[int32]FID
+}
+
+// Len is the number of frames.
+func (r *Recording) Len() int { return len(r.rows) }
+
+// Grow makes room for frames more frames and values more values.
+func (r *Recording) Grow(frames, values int) {
+	r.rows = slices.Grow(r.rows, frames)
+	r.vals = slices.Grow(r.vals, values)
+}
+
+// Str is an interned string of a Recording.
+type Str uint32
+
+// Intern returns s's id in r.
+func (r *Recording) Intern(s string) Str {
+	if r.strID == nil {
+		r.strID = map[string]uint32{"": 0}
+		r.strs = append(r.strs[:0], "")
+	}
+	id, ok := r.strID[s]
+	if !ok {
+		id = uint32(len(r.strs))
+		r.strs = append(r.strs, s)
+		r.strID[s] = id
+	}
+	return Str(id)
+}
+
+// FuncID returns the id of function name, declared at decl (the decl of
+// its first frame counts).
+func (r *Recording) FuncID(name string, decl Pos) uint32 {
+	if r.fnIDs == nil {
+		r.fnIDs = map[string]uint32{}
+	}
+	id, ok := r.fnIDs[name]
+	if !ok {
+		id = uint32(len(r.funcs))
+		r.funcs = append(r.funcs, fnInfo{name: name, decl: decl})
+		r.fnIDs[name] = id
+		r.indexed = false
+	}
+	return id
+}
+
+// PosID returns the id of position p (0 for the zero Pos).
+func (r *Recording) PosID(p Pos) uint32 {
+	if r.posID == nil {
+		r.posID = map[Pos]uint32{{}: 0}
+		r.poss = append(r.poss[:0], Pos{})
+	}
+	id, ok := r.posID[p]
+	if !ok {
+		id = uint32(len(r.poss))
+		r.poss = append(r.poss, p)
+		r.posID[p] = id
+	}
+	return id
+}
+
+// Entry is a frame as a recorder adds it with Enter: functions and
+// positions by their ids in the recording.
+type Entry struct {
+	Func  uint32 // FuncID
+	Index int
+	// Parent is the caller's Seq, -1 for a root frame.
+	Parent    int
+	Goroutine int64
+	CallSite  uint32 // PosID
+	Spawn     bool
+	Indirect  bool
+	EntrySeq  uint64
+	// SpawnSeq: see Frame.SpawnSeq.
+	SpawnSeq uint64
+}
+
+// Enter adds a running frame and returns its Seq.
+func (r *Recording) Enter(e Entry) int {
+	seq := len(r.rows)
+	w := row{
+		fn: e.Func, index: uint32(e.Index), parent: int32(e.Parent),
+		goroutine: int32(e.Goroutine), site: e.CallSite, entry: uint32(e.EntrySeq),
+	}
+	if e.Spawn {
+		w.flags |= flagSpawn
+		if e.SpawnSeq > 0 {
+			r.setSpawnSeq(seq, e.SpawnSeq)
+		}
+	}
+	if e.Indirect {
+		w.flags |= flagIndirect
+	}
+	r.rows = append(r.rows, w)
+	r.indexed = false
+	return seq
+}
+
+func (r *Recording) setSpawnSeq(seq int, s uint64) {
+	if r.spawnSeq == nil {
+		r.spawnSeq = map[int32]uint32{}
+	}
+	r.spawnSeq[int32(seq)] = uint32(s)
+}
+
+// Add adds a frame as it is (its Seq, Parent and Children are ignored: the
+// caller is found by FID when the recording is indexed) and returns its
+// Seq.
+func (r *Recording) Add(f *Frame) int {
+	seq := r.Enter(Entry{
+		Func: r.FuncID(f.FID.Func, f.Decl), Index: f.FID.Index, Parent: -1,
+		Goroutine: f.Goroutine, CallSite: r.PosID(f.CallSite),
+		Spawn: f.Spawn, Indirect: f.Indirect, EntrySeq: f.EntrySeq, SpawnSeq: f.SpawnSeq,
+	})
+	if !f.Caller.IsZero() {
+		r.rows[seq].parent = pendingCaller
+		if r.callers == nil {
+			r.callers = map[int32]FID{}
+		}
+		r.callers[int32(seq)] = f.Caller
+	}
+	r.SetArgs(seq, f.Args)
+	r.SetExit(seq, f.Exit, f.ExitSeq)
+	r.SetResults(seq, f.Results)
+	if f.Panic != "" {
+		r.SetPanic(seq, f.Panic)
+	}
+	if f.Spawn && f.SpawnSeq == 0 && r.spawnSeq != nil {
+		delete(r.spawnSeq, int32(seq))
+	}
+	return seq
+}
+
+// SetExit records how frame seq ended, and when.
+func (r *Recording) SetExit(seq int, e Exit, exitSeq uint64) {
+	w := &r.rows[seq]
+	w.exitKind = exitCode(e)
+	w.exit = uint32(exitSeq)
+	if e == Panicked {
+		r.indexed = false
+	}
+}
+
+// SetPanic sets the rendered panic value of a frame that panicked.
+func (r *Recording) SetPanic(seq int, text string) {
+	if r.panics == nil {
+		r.panics = map[int32]string{}
+	}
+	r.panics[int32(seq)] = text
+}
+
+// SetArgs sets the arguments of frame seq.
+func (r *Recording) SetArgs(seq int, vs []Value) {
+	w := &r.rows[seq]
+	w.args, w.nargs = r.appendValues(vs)
+}
+
+// SetResults sets the results of frame seq.
+func (r *Recording) SetResults(seq int, vs []Value) {
+	w := &r.rows[seq]
+	w.results, w.nres = r.appendValues(vs)
+}
+
+// SetArg replaces argument i of frame seq (the debugger read what the
+// instrumenting recorder kept only the shape of).
+func (r *Recording) SetArg(seq, i int, v Value) {
+	args := r.values(r.rows[seq].args, r.rows[seq].nargs)
+	if i < len(args) {
+		args[i] = v
+		r.SetArgs(seq, args)
+	}
+}
+
+// SetResult replaces result i of frame seq.
+func (r *Recording) SetResult(seq, i int, v Value) {
+	res := r.values(r.rows[seq].results, r.rows[seq].nres)
+	if i < len(res) {
+		res[i] = v
+		r.SetResults(seq, res)
+	}
+}
+
+// ValueArgs sets the values of frame seq added with AppendValue since
+// first: its arguments, or with results its results.
+func (r *Recording) ValueArgs(seq int, first uint32, results bool) {
+	n := uint16(min(uint32(len(r.vals))-first, math.MaxUint16))
+	w := &r.rows[seq]
+	if results {
+		w.results, w.nres = first, n
+	} else {
+		w.args, w.nargs = first, n
+	}
+}
+
+// Values is the number of values added so far: the first of the next
+// ones (see ValueArgs).
+func (r *Recording) Values() uint32 { return uint32(len(r.vals)) }
+
+// AppendValue adds a basic or shallow value (see ValueArgs): its name and
+// type interned, its text copied.
+func (r *Recording) AppendValue(name, typ Str, k Kind, text []byte, n, c int64, isNil, cut bool) {
+	v := vrow{name: uint32(name), typ: uint32(typ), text: uint32(len(r.text)), size: uint32(len(text)),
+		len: n, cap: c, kind: kindCode(k)}
+	if isNil {
+		v.flags |= valNil
+	}
+	if cut {
+		v.flags |= valCut
+	}
+	r.text = append(r.text, text...)
+	r.vals = append(r.vals, v)
+}
+
+func (r *Recording) appendValues(vs []Value) (uint32, uint16) {
+	first := uint32(len(r.vals))
+	for i := range vs {
+		if i == math.MaxUint16 {
+			break
+		}
+		v := &vs[i]
+		w := vrow{name: uint32(r.Intern(v.Name)), typ: uint32(r.Intern(v.Type)),
+			text: uint32(len(r.text)), size: uint32(len(v.Text)), len: v.Len, cap: v.Cap, kind: kindCode(v.Kind)}
+		r.text = append(r.text, v.Text...)
+		if v.Nil {
+			w.flags |= valNil
+		}
+		if v.Cut {
+			w.flags |= valCut
+		}
+		if len(v.Children) > 0 || v.Error != "" || valueKinds[w.kind] != v.Kind {
+			w.flags |= valDeep
+			if r.deep == nil {
+				r.deep = map[uint32]*deepValue{}
+			}
+			r.deep[uint32(len(r.vals))] = &deepValue{children: v.Children, err: v.Error, kind: v.Kind}
+		}
+		r.vals = append(r.vals, w)
+	}
+	return first, uint16(len(r.vals) - int(first))
+}
+
+// values makes the n values from first.
+func (r *Recording) values(first uint32, n uint16) []Value {
+	if n == 0 {
+		return nil
+	}
+	out := make([]Value, n)
+	for i := range out {
+		k := first + uint32(i)
+		w := &r.vals[k]
+		v := &out[i]
+		v.Name, v.Type, v.Kind = r.strs[w.name], r.strs[w.typ], valueKinds[w.kind]
+		v.Text = string(r.text[w.text : w.text+w.size])
+		v.Len, v.Cap = w.len, w.cap
+		v.Nil, v.Cut = w.flags&valNil != 0, w.flags&valCut != 0
+		if w.flags&valDeep != 0 {
+			d := r.deep[k]
+			v.Children, v.Error, v.Kind = d.children, d.err, d.kind
+		}
+	}
+	return out
+}
+
+// At returns frame seq, made from the store: a new *Frame each call
+// (changes to it stay in it; SetArg and SetResult change the recording).
+func (r *Recording) At(seq int) *Frame {
+	w := &r.rows[seq]
+	fn := &r.funcs[w.fn]
+	f := &Frame{
+		FID:       FID{Func: fn.name, Index: int(w.index)},
+		Seq:       seq,
+		Parent:    int(w.parent),
+		Spawn:     w.flags&flagSpawn != 0,
+		Indirect:  w.flags&flagIndirect != 0,
+		Goroutine: int64(w.goroutine),
+		CallSite:  r.poss[w.site],
+		Decl:      fn.decl,
+		Args:      r.values(w.args, w.nargs),
+		Results:   r.values(w.results, w.nres),
+		Exit:      exitKinds[w.exitKind],
+		EntrySeq:  uint64(w.entry),
+		ExitSeq:   uint64(w.exit),
+	}
+	if w.parent >= 0 {
+		p := &r.rows[w.parent]
+		f.Caller = FID{Func: r.funcs[p.fn].name, Index: int(p.index)}
+	} else {
+		f.Parent = -1
+		f.Caller = r.callers[int32(seq)]
+	}
+	if f.Spawn {
+		f.SpawnSeq = uint64(r.spawnSeq[int32(seq)])
+	}
+	if f.Exit == Panicked {
+		f.Panic = r.panics[int32(seq)]
+	}
+	return f
+}
+
+// All yields every frame in order of entry (each made by At).
+func (r *Recording) All(yield func(*Frame) bool) {
+	for i := range r.rows {
+		if !yield(r.At(i)) {
+			return
+		}
+	}
+}
+
+// IndexBytes is what the index takes in memory, its values apart (see
+// ValueBytes): the rows, the callee and per-function lists, the interned
+// names and positions, and the side tables (map entries counted at their
+// keys' and values' size, buckets aside).
+func (r *Recording) IndexBytes() int {
+	n := cap(r.rows)*int(unsafe.Sizeof(row{})) + cap(r.kids)*4
+	for i := range r.funcs {
+		n += int(unsafe.Sizeof(r.funcs[i])) + len(r.funcs[i].name) + len(r.funcs[i].decl.File) + cap(r.funcs[i].frames)*4
+	}
+	n += cap(r.poss) * int(unsafe.Sizeof(Pos{}))
+	for _, s := range r.strs {
+		n += int(unsafe.Sizeof(s)) + len(s)
+	}
+	for _, s := range r.panics {
+		n += 8 + int(unsafe.Sizeof(s)) + len(s)
+	}
+	n += 8*len(r.spawnSeq) + 24*len(r.callers) + 8*cap(r.panicked)
+	return n
+}
+
+// ValueBytes is what the recorded values take in memory: their rows, their
+// text, and the values held apart (their children).
+func (r *Recording) ValueBytes() int {
+	n := len(r.vals)*int(unsafe.Sizeof(vrow{})) + len(r.text)
+	for _, d := range r.deep {
+		n += int(unsafe.Sizeof(*d))
+		for _, c := range d.children {
+			n += valueSize(&c)
+		}
+	}
+	return n
+}
+
+func valueSize(v *Value) int {
+	n := int(unsafe.Sizeof(*v)) + len(v.Text) + len(v.Name) + len(v.Type)
+	for i := range v.Children {
+		n += valueSize(&v.Children[i])
+	}
+	return n
+}
+
+// FIDOf returns the FID of frame seq.
+func (r *Recording) FIDOf(seq int) FID {
+	w := &r.rows[seq]
+	return FID{Func: r.funcs[w.fn].name, Index: int(w.index)}
+}
+
+// DeclOf returns where function fn is declared.
+func (r *Recording) DeclOf(fn string) Pos {
+	if id, ok := r.fnIDs[fn]; ok {
+		return r.funcs[id].decl
+	}
+	return Pos{}
+}
+
+// FuncOf returns the function of frame seq.
+func (r *Recording) FuncOf(seq int) string { return r.funcs[r.rows[seq].fn].name }
+
+// ParentOf returns the Seq of frame seq's caller, -1 for a root frame.
+func (r *Recording) ParentOf(seq int) int {
+	if p := r.rows[seq].parent; p >= 0 {
+		return int(p)
+	}
+	return -1
+}
+
+// GoroutineOf returns the goroutine of frame seq.
+func (r *Recording) GoroutineOf(seq int) int64 { return int64(r.rows[seq].goroutine) }
+
+// PanicOf returns the panic value of frame seq ("" if none is known).
+func (r *Recording) PanicOf(seq int) string { return r.panics[int32(seq)] }
+
+// ExitOf returns how frame seq ended.
+func (r *Recording) ExitOf(seq int) Exit { return exitKinds[r.rows[seq].exitKind] }
+
+// IndirectOf reports whether library code called frame seq.
+func (r *Recording) IndirectOf(seq int) bool { return r.rows[seq].flags&flagIndirect != 0 }
+
+// CallSiteOf returns where frame seq was called from.
+func (r *Recording) CallSiteOf(seq int) Pos { return r.poss[r.rows[seq].site] }
+
+// SpawnOf reports whether frame seq is the first of a goroutine its
+// caller spawned.
+func (r *Recording) SpawnOf(seq int) bool { return r.rows[seq].flags&flagSpawn != 0 }
+
+// Children returns the Seqs of frame seq's callees (and the first frames
+// of the goroutines it spawned) in run order. The recording must be
+// indexed; the slice is the recording's own.
+func (r *Recording) Children(seq int) []int32 {
+	if !r.indexed || seq < 0 || seq >= len(r.rows) {
+		return nil
+	}
+	end := uint32(len(r.kids))
+	if seq+1 < len(r.rows) {
+		end = r.rows[seq+1].kids
+	}
+	return r.kids[r.rows[seq].kids:end:end]
+}
+
+// RunOrderOf is Frame.RunOrder of frame seq.
+func (r *Recording) RunOrderOf(seq int) uint64 { return r.runOrder(int32(seq)) }
+
+// runOrder is Frame.RunOrder of frame seq.
+func (r *Recording) runOrder(seq int32) uint64 {
+	w := &r.rows[seq]
+	if w.flags&flagSpawn != 0 {
+		if s, ok := r.spawnSeq[seq]; ok && s > 0 {
+			return uint64(s)
+		}
+	}
+	return uint64(w.entry)
+}
+
+// Keep keeps the frames whose keep is set (a frame limit), and drops
+// the others with their values. A kept frame whose caller is dropped
+// becomes a root frame.
+func (r *Recording) Keep(keep []bool) {
+	to := make([]int32, len(r.rows))
+	n := 0
+	for i := range r.rows {
+		to[i] = -1
+		if keep[i] {
+			to[i] = int32(n)
+			n++
+		}
+	}
+	old := r.store
+	r.rows = make([]row, 0, n)
+	r.vals = make([]vrow, 0, len(old.vals)*n/max(1, len(old.rows)))
+	r.text = nil
+	r.deep, r.panics, r.spawnSeq, r.callers = nil, nil, nil, nil
+	copyVals := func(first uint32, k uint16) uint32 {
+		start := uint32(len(r.vals))
+		for j := range uint32(k) {
+			v := old.vals[first+j]
+			t := old.text[v.text : v.text+v.size]
+			v.text = uint32(len(r.text))
+			r.text = append(r.text, t...)
+			if v.flags&valDeep != 0 {
+				if r.deep == nil {
+					r.deep = map[uint32]*deepValue{}
+				}
+				r.deep[uint32(len(r.vals))] = old.deep[first+j]
+			}
+			r.vals = append(r.vals, v)
+		}
+		return start
+	}
+	for i, w := range old.rows {
+		if !keep[i] {
+			continue
+		}
+		seq := int32(len(r.rows))
+		if w.parent >= 0 {
+			w.parent = to[w.parent]
+		}
+		if w.parent == -1 && old.rows[i].parent >= 0 {
+			// The caller was dropped: keep its name.
+			if r.callers == nil {
+				r.callers = map[int32]FID{}
+			}
+			p := &old.rows[old.rows[i].parent]
+			r.callers[seq] = FID{Func: old.funcs[p.fn].name, Index: int(p.index)}
+		}
+		if c, ok := old.callers[int32(i)]; ok {
+			if r.callers == nil {
+				r.callers = map[int32]FID{}
+			}
+			r.callers[seq] = c
+		}
+		w.args = copyVals(w.args, w.nargs)
+		w.results = copyVals(w.results, w.nres)
+		if s, ok := old.panics[int32(i)]; ok {
+			r.SetPanic(int(seq), s)
+		}
+		if s, ok := old.spawnSeq[int32(i)]; ok {
+			r.setSpawnSeq(int(seq), uint64(s))
+		}
+		r.rows = append(r.rows, w)
+	}
+	r.indexed = false
+}
+
+// Index makes the per-function lists and the callee lists, and finds the
+// callers named by FID. The recorder calls it once all frames are in.
+func (r *Recording) Index() {
+	r.indexed, r.unordered = true, false
+	r.panicked = r.panicked[:0]
+	counts := make([]int32, len(r.funcs))
+	for i := range r.rows {
+		counts[r.rows[i].fn]++
+	}
+	for id := range r.funcs {
+		r.funcs[id].frames = make([]int32, 0, counts[id])
+	}
+	for i := range r.rows {
+		w := &r.rows[i]
+		fn := &r.funcs[w.fn]
+		if n := len(fn.frames); n > 0 && r.rows[fn.frames[n-1]].index >= w.index {
+			r.unordered = true
+		}
+		fn.frames = append(fn.frames, int32(i))
+		if w.exitKind == exitCode(Panicked) {
+			r.panicked = append(r.panicked, i)
+		}
+	}
+	// Callers named by FID.
+	for seq, c := range r.callers {
+		w := &r.rows[seq]
+		if w.parent != pendingCaller {
+			continue
+		}
+		w.parent = -1
+		if p, ok := r.find(c); ok {
+			w.parent = int32(p)
+			delete(r.callers, seq)
+		}
+	}
+	// The callee lists: counted, placed, and ordered by run order where
+	// a spawned frame broke the order of entry.
+	nkids := make([]uint32, len(r.rows)+1)
+	for i := range r.rows {
+		if p := r.rows[i].parent; p >= 0 {
+			nkids[p+1]++
+		}
+	}
+	for i := 1; i < len(nkids); i++ {
+		nkids[i] += nkids[i-1]
+	}
+	if cap(r.kids) >= int(nkids[len(r.rows)]) {
+		r.kids = r.kids[:nkids[len(r.rows)]]
+	} else {
+		r.kids = make([]int32, nkids[len(r.rows)])
+	}
+	for i := range r.rows {
+		r.rows[i].kids = nkids[i]
+	}
+	for i := range r.rows {
+		if p := r.rows[i].parent; p >= 0 {
+			r.kids[nkids[p]] = int32(i)
+			nkids[p]++
+		}
+	}
+	byRunOrder := func(a, b int32) int { return cmp.Compare(r.runOrder(a), r.runOrder(b)) }
+	spawners := map[int32]bool{}
+	for seq := range r.spawnSeq {
+		if p := r.rows[seq].parent; p >= 0 {
+			spawners[p] = true
+		}
+	}
+	for p := range spawners {
+		if kids := r.Children(int(p)); !slices.IsSortedFunc(kids, byRunOrder) {
+			slices.SortStableFunc(kids, byRunOrder)
+		}
+	}
+}
+
+// find returns the Seq of the frame with the given FID.
+func (r *Recording) find(fid FID) (int, bool) {
+	id, ok := r.fnIDs[fid.Func]
+	if !ok {
+		return 0, false
+	}
+	fn := &r.funcs[id]
+	if !r.indexed {
+		for i := range r.rows {
+			if w := &r.rows[i]; w.fn == id && int(w.index) == fid.Index {
+				return i, true
+			}
+		}
+		return 0, false
+	}
+	idx := fn.frames
+	// #k is the k-th invocation: unless frames were left out, it is the
+	// k-th of the list; else a binary search finds it (the list is in
+	// order of FID.Index), or a scan when that order is not kept.
+	if k := fid.Index - 1; k >= 0 && k < len(idx) && int(r.rows[idx[k]].index) == fid.Index {
+		return int(idx[k]), true
+	}
+	if r.unordered {
+		for _, seq := range idx {
+			if int(r.rows[seq].index) == fid.Index {
+				return int(seq), true
+			}
+		}
+		return 0, false
+	}
+	k, ok := slices.BinarySearchFunc(idx, fid.Index, func(seq int32, want int) int {
+		return cmp.Compare(int(r.rows[seq].index), want)
+	})
+	if !ok {
+		return 0, false
+	}
+	return int(idx[k]), true
+}
+
+// Find returns the Seq of the frame with the given FID.
+func (r *Recording) Find(fid FID) (int, bool) { return r.find(fid) }
+
+// NewRecording makes an indexed recording of frames, given in order of
+// entry with their callers by FID (tests and tools build small recordings
+// so).
+func NewRecording(frames ...*Frame) *Recording {
+	r := &Recording{}
+	for _, f := range frames {
+		r.Add(f)
+	}
+	r.Index()
+	return r
+}

@@ -1,0 +1,139 @@
+package trace
+
+import (
+	"reflect"
+	"testing"
+	"unsafe"
+)
+
+// TestStoreRoundTrip adds frames with every field set and reads them back:
+// what At makes is what Add was given, values with children and errors
+// included.
+func TestStoreRoundTrip(t *testing.T) {
+	deep := Value{Name: "cfg", Type: "*main.Config", Kind: KindPointer, Text: "&main.Config{N: 3}",
+		Children: []Value{{Name: "*cfg", Type: "main.Config", Kind: KindStruct, Text: "main.Config{N: 3}"}}}
+	frames := []*Frame{
+		{FID: FID{"main.main", 1}, Goroutine: 1, Decl: Pos{"/src/main.go", 10}, Exit: Panicked, Panic: "boom",
+			EntrySeq: 1, ExitSeq: 9},
+		{FID: FID{"main.load", 1}, Caller: FID{"main.main", 1}, Goroutine: 1, CallSite: Pos{"/src/main.go", 12},
+			Decl: Pos{"/src/load.go", 3}, EntrySeq: 2, ExitSeq: 3, Exit: Returned,
+			Args: []Value{deep, {Name: "ch", Type: "chan int", Kind: KindChan, Error: "optimized away"}},
+			Results: []Value{{Name: "~r0", Type: "int", Kind: KindInt, Text: "42"},
+				{Name: "err", Type: "error", Kind: KindInterface, Text: "nil", Nil: true}}},
+		{FID: FID{"main.worker", 1}, Caller: FID{"main.main", 1}, Spawn: true, Indirect: true, Goroutine: 7,
+			CallSite: Pos{"/src/main.go", 14}, Decl: Pos{"/src/main.go", 30}, EntrySeq: 6, SpawnSeq: 4, Exit: Running,
+			Args: []Value{{Name: "s", Type: "string", Kind: KindString, Text: `"ab"…+8 more`, Len: 10, Cut: true}}},
+		{FID: FID{"main.load", 2}, Caller: FID{"main.main", 1}, Goroutine: 1, CallSite: Pos{"/src/main.go", 15},
+			Decl: Pos{"/src/load.go", 3}, EntrySeq: 7, ExitSeq: 8, Exit: Panicked, Panic: "boom"},
+	}
+	r := NewRecording(frames...)
+	if r.Len() != len(frames) {
+		t.Fatalf("%d frames, want %d", r.Len(), len(frames))
+	}
+	for i, want := range frames {
+		want.Seq = i
+		want.Parent = -1
+		if i > 0 {
+			want.Parent = 0
+		}
+		got := r.At(i)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("frame %d:\n got %+v\nwant %+v", i, got, want)
+		}
+		if fid := r.FIDOf(i); fid != want.FID {
+			t.Errorf("FIDOf(%d) = %s, want %s", i, fid, want.FID)
+		}
+	}
+	// The spawned worker ran its go statement (SpawnSeq 4) before
+	// load#2 was entered (7): it comes before it among main's callees.
+	if got := r.Children(0); !reflect.DeepEqual(got, []int32{1, 2, 3}) {
+		t.Errorf("children of main = %v, want [1 2 3]", got)
+	}
+	frames[2].SpawnSeq = 8 // now after load#2's entry
+	r = NewRecording(frames...)
+	if got := r.Children(0); !reflect.DeepEqual(got, []int32{1, 3, 2}) {
+		t.Errorf("children of main, spawn after load#2 = %v, want [1 3 2]", got)
+	}
+	if got := r.Funcs(); !reflect.DeepEqual(got, []string{"main.load", "main.main", "main.worker"}) {
+		t.Errorf("Funcs = %v", got)
+	}
+	if seqs := r.InvocationSeqs("main.load"); !reflect.DeepEqual(seqs, []int32{1, 3}) {
+		t.Errorf("InvocationSeqs(main.load) = %v, want [1 3]", seqs)
+	}
+}
+
+// TestStoreSetValues replaces values the way an FLT fills in what the
+// instrumenting recorder kept shallow: later frames made by At see them,
+// other frames' values are untouched.
+func TestStoreSetValues(t *testing.T) {
+	shallow := Value{Name: "p", Type: "*main.T", Kind: KindPointer, Text: "&main.T{…}", Cut: true}
+	r := NewRecording(
+		&Frame{FID: FID{"main.f", 1}, Args: []Value{shallow, {Name: "n", Type: "int", Kind: KindInt, Text: "1"}},
+			Results: []Value{shallow}, Exit: Returned},
+		&Frame{FID: FID{"main.f", 2}, Args: []Value{shallow}, Exit: Returned},
+	)
+	full := Value{Name: "p", Type: "*main.T", Kind: KindPointer, Text: "&main.T{X: 1}",
+		Children: []Value{{Name: "X", Type: "int", Kind: KindInt, Text: "1"}}}
+	r.SetArg(0, 0, full)
+	r.SetResult(0, 0, full)
+	f := r.At(0)
+	if !reflect.DeepEqual(f.Args[0], full) || f.Args[1].Text != "1" || !reflect.DeepEqual(f.Results[0], full) {
+		t.Errorf("after SetArg/SetResult: args %+v results %+v", f.Args, f.Results)
+	}
+	if g := r.At(1); !g.Args[0].Shallow() {
+		t.Errorf("main.f#2's argument changed too: %+v", g.Args[0])
+	}
+	r.SetArg(0, 5, full) // no argument 5: nothing changes
+	if n := len(r.At(0).Args); n != 2 {
+		t.Errorf("SetArg past the arguments: %d arguments, want 2", n)
+	}
+}
+
+// TestStoreKeep drops frames the way a frame limit does: Seqs, callers,
+// values, panics and spawn order of the kept frames follow, and a frame
+// whose caller was dropped keeps the caller's name.
+func TestStoreKeep(t *testing.T) {
+	var frames []*Frame
+	frames = append(frames, &Frame{FID: FID{"main.main", 1}, EntrySeq: 1, Exit: Panicked, Panic: "boom"})
+	for i := 1; i <= 5; i++ {
+		frames = append(frames, &Frame{FID: FID{"main.f", i}, Caller: FID{"main.main", 1}, EntrySeq: uint64(1 + i),
+			Args: []Value{{Name: "i", Type: "int", Kind: KindInt, Text: string(rune('0' + i))}}, Exit: Returned})
+	}
+	frames = append(frames, &Frame{FID: FID{"main.g", 1}, Caller: FID{"main.f", 4}, EntrySeq: 9, Exit: Panicked, Panic: "boom",
+		Spawn: true, SpawnSeq: 8})
+	r := NewRecording(frames...)
+	r.Keep([]bool{true, true, false, false, false, true, true})
+	r.Index()
+	var got []string
+	for f := range r.All {
+		got = append(got, f.FID.String()+"<"+f.Caller.String())
+	}
+	want := []string{"main.main#1<", "main.f#1<main.main#1", "main.f#5<main.main#1", "main.g#1<main.f#4"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("kept %v, want %v", got, want)
+	}
+	if f := r.At(2); f.Args[0].Text != "5" || f.Parent != 0 {
+		t.Errorf("main.f#5 after Keep: args %+v parent %d", f.Args, f.Parent)
+	}
+	if g := r.At(3); g.Parent != -1 || g.Panic != "boom" || g.SpawnSeq != 8 || !g.Spawn {
+		t.Errorf("main.g#1 after Keep: %+v", g)
+	}
+	if _, ok := r.Lookup(FID{"main.f", 3}); ok {
+		t.Error("main.f#3 was dropped but Lookup finds it")
+	}
+	if got := r.Children(0); !reflect.DeepEqual(got, []int32{1, 2}) {
+		t.Errorf("main's callees after Keep = %v, want [1 2]", got)
+	}
+}
+
+// TestStoreRowSize keeps a frame's row at 48 bytes: with 4 bytes in the
+// callee lists and 4 in the per-function lists a frame takes 56, under
+// the index memory target of 64 (issue 6).
+func TestStoreRowSize(t *testing.T) {
+	if n := unsafe.Sizeof(row{}); n != 48 {
+		t.Errorf("a frame's row is %d bytes, want 48", n)
+	}
+	if n := unsafe.Sizeof(vrow{}); n != 40 {
+		t.Errorf("a value's row is %d bytes, want 40", n)
+	}
+}
