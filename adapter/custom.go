@@ -65,7 +65,7 @@ func (s *session) onCustom(ctx context.Context, r *customRequest) error {
 		}
 		reason := "step"
 		switch {
-		case cur == from:
+		case sameFrame(cur, from):
 			s.step = min(s.step, max(len(flt.Steps)-1, 0))
 		case r.Command == "adi/stepOut":
 			s.step = callingStep(flt, from.FID)

@@ -358,7 +358,7 @@ func (s *session) onDiagnose(ctx context.Context, r *customRequest) error {
 		return err
 	}
 	s.send(&customResponse{Response: s.response(&r.Request), Body: s.redact(body)})
-	if d.Current() != from {
+	if !sameFrame(d.Current(), from) {
 		// The agent moved the session (break, continue): the editor's
 		// views follow.
 		s.step = 0

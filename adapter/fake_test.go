@@ -53,10 +53,10 @@ func newFake(rec *trace.Recording) *fakeDebuggee {
 func (d *fakeDebuggee) Current() *trace.Frame {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if len(d.rec.Frames) == 0 {
+	if d.rec.Len() == 0 {
 		return nil
 	}
-	return d.rec.Frames[d.i]
+	return d.rec.At(d.i)
 }
 
 // FLT is the fixed trace of f.
@@ -65,8 +65,8 @@ func (d *fakeDebuggee) FLT(ctx context.Context, f *trace.Frame) (*trace.FLT, err
 		return nil, err
 	}
 	var callees []trace.FID
-	for _, c := range f.Children {
-		callees = append(callees, d.rec.Frames[c].FID)
+	for _, c := range d.rec.Children(f.Seq) {
+		callees = append(callees, d.rec.FIDOf(int(c)))
 	}
 	line := f.Decl.Line
 	step := func(n int, stmt string, changes []trace.Change, callees []trace.FID) trace.Step {
@@ -132,15 +132,15 @@ func (d *fakeDebuggee) matches(bps []engine.Breakpoint, f *trace.Frame) bool {
 }
 
 func (d *fakeDebuggee) move(ctx context.Context, dir int) (*engine.Nav, error) {
-	if len(d.rec.Frames) == 0 {
+	if d.rec.Len() == 0 {
 		return nil, engine.ErrNoFrames
 	}
 	bps := d.Breakpoints()
 	d.mu.Lock()
 	from := d.i
 	to := -1
-	for j := from + dir; j >= 0 && j < len(d.rec.Frames); j += dir {
-		if d.matches(bps, d.rec.Frames[j]) {
+	for j := from + dir; j >= 0 && j < d.rec.Len(); j += dir {
+		if d.matches(bps, d.rec.At(j)) {
 			to = j
 			break
 		}
@@ -155,7 +155,7 @@ func (d *fakeDebuggee) move(ctx context.Context, dir int) (*engine.Nav, error) {
 }
 
 func (d *fakeDebuggee) goTo(ctx context.Context, from, to int, note string) (*engine.Nav, error) {
-	flt, err := d.FLT(ctx, d.rec.Frames[to])
+	flt, err := d.FLT(ctx, d.rec.At(to))
 	if err != nil {
 		return nil, err
 	}
@@ -314,28 +314,28 @@ func intValue(name string, n int) trace.Value {
 }
 
 // newFrame appends a frame called by caller (zero: a root frame).
-func newFrame(rec *trace.Recording, counts map[string]int, fn string, caller trace.FID, line int, args ...trace.Value) trace.FID {
+func newFrame(fs *[]*trace.Frame, counts map[string]int, fn string, caller trace.FID, line int, args ...trace.Value) trace.FID {
 	counts[fn]++
 	fid := trace.FID{Func: fn, Index: counts[fn]}
 	f := &trace.Frame{
 		FID: fid, Caller: caller, Goroutine: 1,
 		Decl: trace.Pos{File: fakeFile, Line: line}, Args: args,
 		Results: []trace.Value{intValue("~r0", 0)}, Exit: trace.Returned,
-		EntrySeq: uint64(2 * len(rec.Frames)), ExitSeq: uint64(2*len(rec.Frames) + 1),
+		EntrySeq: uint64(2 * len(*fs)), ExitSeq: uint64(2*len(*fs) + 1),
 	}
 	if !caller.IsZero() {
 		f.CallSite = trace.Pos{File: fakeFile, Line: line + 2}
 	}
-	rec.Frames = append(rec.Frames, f)
+	*fs = append(*fs, f)
 	return fid
 }
 
 // smallRecording is a run of a dozen frames with structured values, a
 // spawned goroutine and a panic, for the fuzzer.
 func smallRecording() *trace.Recording {
-	rec := &trace.Recording{}
+	var fs []*trace.Frame
 	counts := map[string]int{}
-	root := newFrame(rec, counts, "main.main", trace.FID{}, 10)
+	root := newFrame(&fs, counts, "main.main", trace.FID{}, 10)
 	items := trace.Value{Name: "items", Type: "[]string", Kind: trace.KindSlice, Text: `[]string{"a", "b", "c"}`, Len: 3, Cap: 3,
 		Children: []trace.Value{
 			{Name: "[0]", Type: "string", Kind: trace.KindString, Text: `"a"`},
@@ -345,23 +345,23 @@ func smallRecording() *trace.Recording {
 	cfg := trace.Value{Name: "cfg", Type: "*main.Config", Kind: trace.KindPointer, Text: "&main.Config{N: 3}",
 		Children: []trace.Value{{Name: "*cfg", Type: "main.Config", Kind: trace.KindStruct, Text: "main.Config{N: 3}",
 			Children: []trace.Value{intValue("N", 3)}}}}
-	load := newFrame(rec, counts, "main.load", root, 20, items, cfg)
+	load := newFrame(&fs, counts, "main.load", root, 20, items, cfg)
 	for i := range 3 {
-		newFrame(rec, counts, "main.add", load, 30, intValue("i", i))
+		newFrame(&fs, counts, "main.add", load, 30, intValue("i", i))
 	}
-	w := newFrame(rec, counts, "main.worker", root, 40, intValue("id", 7))
-	rec.Frames[len(rec.Frames)-1].Spawn = true
-	rec.Frames[len(rec.Frames)-1].Goroutine = 2
-	newFrame(rec, counts, "main.add", w, 30, intValue("i", 3))
-	rec.Frames[len(rec.Frames)-1].Goroutine = 2
-	last := rec.Frames[len(rec.Frames)-1]
+	w := newFrame(&fs, counts, "main.worker", root, 40, intValue("id", 7))
+	fs[len(fs)-1].Spawn = true
+	fs[len(fs)-1].Goroutine = 2
+	newFrame(&fs, counts, "main.add", w, 30, intValue("i", 3))
+	fs[len(fs)-1].Goroutine = 2
+	last := fs[len(fs)-1]
 	last.Exit, last.Panic, last.Results = trace.Panicked, "boom", nil
-	rec.Frames[0].Exit, rec.Frames[0].Panic, rec.Frames[0].Results = trace.Panicked, "boom", nil
+	fs[0].Exit, fs[0].Panic, fs[0].Results = trace.Panicked, "boom", nil
+	rec := trace.NewRecording(fs...)
 	rec.Outcome = trace.Outcome{ExitCode: 2, Stdout: "hello\n", Stderr: "panic: boom\n", Panic: &trace.PanicInfo{
 		Value: "boom", Goroutine: 2, Frame: last.FID,
 		Stack: []trace.StackEntry{{Func: "main.add", Pos: trace.Pos{File: fakeFile, Line: 31}, FID: last.FID}},
 	}}
-	rec.Index()
 	return rec
 }
 
@@ -369,18 +369,17 @@ func smallRecording() *trace.Recording {
 // main.first, then `chains` recursions of main.walk `depth` deep whose
 // innermost call is main.leaf, then main.last.
 func chainRecording(chains, depth int) *trace.Recording {
-	rec := &trace.Recording{Frames: make([]*trace.Frame, 0, chains*depth+3)}
+	fs := make([]*trace.Frame, 0, chains*depth+3)
 	counts := map[string]int{}
-	root := newFrame(rec, counts, "main.main", trace.FID{}, 10)
-	newFrame(rec, counts, "main.first", root, 20)
+	root := newFrame(&fs, counts, "main.main", trace.FID{}, 10)
+	newFrame(&fs, counts, "main.first", root, 20)
 	for c := range chains {
 		caller := root
 		for d := range depth - 1 {
-			caller = newFrame(rec, counts, "main.walk", caller, 30, intValue("chain", c), intValue("depth", d))
+			caller = newFrame(&fs, counts, "main.walk", caller, 30, intValue("chain", c), intValue("depth", d))
 		}
-		newFrame(rec, counts, "main.leaf", caller, 40, intValue("chain", c))
+		newFrame(&fs, counts, "main.leaf", caller, 40, intValue("chain", c))
 	}
-	newFrame(rec, counts, "main.last", root, 50)
-	rec.Index()
-	return rec
+	newFrame(&fs, counts, "main.last", root, 50)
+	return trace.NewRecording(fs...)
 }

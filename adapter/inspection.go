@@ -33,10 +33,11 @@ func (s *session) onThreads(r *dap.ThreadsRequest) error {
 		}
 		return err
 	}
-	first := map[int64]*trace.Frame{}
-	for _, f := range d.Recording().Frames {
-		if first[f.Goroutine] == nil {
-			first[f.Goroutine] = f
+	rec := d.Recording()
+	first := map[int64]trace.FID{}
+	for seq := range rec.Len() {
+		if g := rec.GoroutineOf(seq); first[g].IsZero() {
+			first[g] = rec.FIDOf(seq)
 		}
 	}
 	ids := make([]int64, 0, len(first))
@@ -49,7 +50,7 @@ func (s *session) onThreads(r *dap.ThreadsRequest) error {
 		if len(threads) == maxThreads {
 			break
 		}
-		threads = append(threads, dap.Thread{Id: int(g), Name: fmt.Sprintf("goroutine %d: %s", g, first[g].FID)})
+		threads = append(threads, dap.Thread{Id: int(g), Name: fmt.Sprintf("goroutine %d: %s", g, first[g])})
 	}
 	if len(threads) == 0 {
 		threads = append(threads, dap.Thread{Id: 1, Name: "goroutine 1"})
@@ -67,10 +68,10 @@ func (s *session) frameByID(id int) (*trace.Frame, error) {
 		return nil, err
 	}
 	rec := d.Recording()
-	if id < 1 || id > len(rec.Frames) {
+	if id < 1 || id > rec.Len() {
 		return nil, fmt.Errorf("no frame with id %d", id)
 	}
-	return rec.Frames[id-1], nil
+	return rec.At(id - 1), nil
 }
 
 func (s *session) onStackTrace(ctx context.Context, r *dap.StackTraceRequest) error {
@@ -105,7 +106,7 @@ func (s *session) onStackTrace(ctx context.Context, r *dap.StackTraceRequest) er
 		if f.Parent < 0 {
 			break
 		}
-		f = rec.Frames[f.Parent]
+		f = rec.At(f.Parent)
 	}
 	total := len(frames)
 	start := min(max(r.Arguments.StartFrame, 0), total)
@@ -136,7 +137,7 @@ func (s *session) onScopes(ctx context.Context, r *dap.ScopesRequest) error {
 	}
 	d, _ := s.debuggee()
 	scopes := []dap.Scope{s.argumentsScope(d, f)}
-	if f == d.Current() {
+	if sameFrame(f, d.Current()) {
 		if flt, err := d.FLT(ctx, f); err == nil && s.step < len(flt.Steps) {
 			scopes = append(scopes,
 				dap.Scope{Name: "Locals", PresentationHint: "locals", VariablesReference: s.handles.values(localsAt(flt, s.step))},
@@ -172,19 +173,29 @@ func (s *session) argumentsScope(d Debuggee, f *trace.Frame) dap.Scope {
 	}
 	sc.Expensive = true
 	sc.VariablesReference = s.handles.lazy(func() ([]trace.Value, error) {
-		// Building the FLT re-executes to f and fills f.Args in.
+		// Building the FLT re-executes to f and fills its arguments
+		// in, in the recording.
 		if _, err := d.FLT(s.ctx, f); err != nil {
 			return nil, err
 		}
-		return f.Args, nil
+		return d.Recording().At(f.Seq).Args, nil
 	})
 	return sc
+}
+
+// sameFrame reports whether a and b are the same frame of the recording
+// (each *trace.Frame is made when it is asked for).
+func sameFrame(a, b *trace.Frame) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Seq == b.Seq
 }
 
 // childOnStack is f's callee on the inspected frame's stack.
 func (s *session) childOnStack(d Debuggee, f *trace.Frame) *trace.Frame {
 	rec := d.Recording()
-	for c := d.Current(); c != nil && c.Parent >= 0; c = rec.Frames[c.Parent] {
+	for c := d.Current(); c != nil && c.Parent >= 0; c = rec.At(c.Parent) {
 		if c.Parent == f.Seq {
 			return c
 		}
@@ -293,7 +304,7 @@ func (s *session) onEvaluate(ctx context.Context, r *dap.EvaluateRequest) error 
 		return err
 	}
 	step := s.step
-	if f != d.Current() {
+	if !sameFrame(f, d.Current()) {
 		if child := s.childOnStack(d, f); child != nil {
 			step = callingStep(flt, child.FID)
 		}

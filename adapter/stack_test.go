@@ -14,23 +14,22 @@ import (
 // with a long argument and a long file name: its stack, in one message, is
 // well over go-dap's 4 MiB.
 func deepRecording(depth int) *trace.Recording {
-	rec := &trace.Recording{}
+	var fs []*trace.Frame
 	counts := map[string]int{}
 	long := strings.Repeat("x", 200)
-	caller := newFrame(rec, counts, "main.main", trace.FID{}, 10)
+	caller := newFrame(&fs, counts, "main.main", trace.FID{}, 10)
 	for i := range depth {
-		caller = newFrame(rec, counts, "main.deep", caller, 20,
+		caller = newFrame(&fs, counts, "main.deep", caller, 20,
 			intValue("n", i), trace.Value{Name: "s", Type: "string", Kind: trace.KindString, Text: `"` + long + `"`})
 	}
 	file := "/src/" + strings.Repeat("very-long-directory-name/", 8) + "main.go"
-	for _, f := range rec.Frames {
+	for _, f := range fs {
 		f.Decl.File = file
 		if f.CallSite.File != "" {
 			f.CallSite.File = file
 		}
 	}
-	rec.Index()
-	return rec
+	return trace.NewRecording(fs...)
 }
 
 // Responses larger than a DAP message are paged or cut, never dropped.

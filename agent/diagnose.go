@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"go/ast"
+	"slices"
 	"strings"
 
 	"github.com/adi-go/adi/engine/trace"
@@ -39,9 +40,11 @@ func Diagnose(ctx context.Context, dbg Debugger, opts Options) (*Diagnosis, erro
 	}
 
 	roots := d.testRoots()
-	scope := rec.Frames
+	var scope []*trace.Frame
 	if len(roots) > 0 {
 		scope = d.subtree(roots...)
+	} else {
+		scope = slices.Collect(rec.All)
 	}
 
 	// The spectrum of the package's tests, for test targets.

@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -41,10 +42,15 @@ func (d *diagnoser) testRoots() []*trace.Frame {
 		if strings.Contains(name, "/") {
 			continue
 		}
-		for _, f := range d.rec.Frames {
-			if funcName(f.FID.Func) == name && isTestFile(f.Decl.File) {
-				out = append(out, f)
+		var seqs []int32
+		for _, fn := range d.rec.Funcs() {
+			if funcName(fn) == name && isTestFile(d.rec.DeclOf(fn).File) {
+				seqs = append(seqs, d.rec.InvocationSeqs(fn)...)
 			}
+		}
+		slices.Sort(seqs) // in order of entry
+		for _, seq := range seqs {
+			out = append(out, d.rec.At(int(seq)))
 		}
 	}
 	return out

@@ -155,8 +155,8 @@ func NewConversation(ctx context.Context, dbg Debugger, cfg LLMConfig, opts Opti
 func findModuleRoot(dbg Debugger) string {
 	var start string
 	rec := dbg.Recording()
-	if len(rec.Frames) > 0 {
-		start = filepath.Dir(rec.Frames[engine.StartIndex(rec)].Decl.File)
+	if rec.Len() > 0 {
+		start = filepath.Dir(rec.At(engine.StartIndex(rec)).Decl.File)
 	}
 	if start == "" || start == "." {
 		if p := dbg.Program(); p != nil {

@@ -308,7 +308,7 @@ func (tr *tracer) fromCaller(ctx context.Context, t tracked, name string) origin
 	if t.f.Parent < 0 {
 		return outside
 	}
-	caller := d.rec.Frames[t.f.Parent]
+	caller := d.rec.At(t.f.Parent)
 	cflt, cst, err := d.flt(ctx, caller)
 	if err != nil {
 		return origin{kind: originUnknown, f: t.f, step: -1, pos: t.f.Decl}

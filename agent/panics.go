@@ -87,8 +87,8 @@ func (d *diagnoser) panicked(scope []*trace.Frame) (*trace.Frame, string) {
 			continue
 		}
 		inner := true
-		for _, c := range f.Children {
-			if d.rec.Frames[c].Exit == trace.Panicked {
+		for _, c := range d.rec.Children(f.Seq) {
+			if d.rec.ExitOf(int(c)) == trace.Panicked {
 				inner = false
 				break
 			}
@@ -104,9 +104,9 @@ func (d *diagnoser) panicked(scope []*trace.Frame) (*trace.Frame, string) {
 // frame whose deferred recover swallowed f's panic (nil when the panic
 // ended the run).
 func (d *diagnoser) recoverer(f *trace.Frame) *trace.Frame {
-	for p := f.Parent; p >= 0; p = d.rec.Frames[p].Parent {
-		if d.rec.Frames[p].Exit == trace.Returned {
-			return d.rec.Frames[p]
+	for p := f.Parent; p >= 0; p = d.rec.ParentOf(p) {
+		if d.rec.ExitOf(p) == trace.Returned {
+			return d.rec.At(p)
 		}
 	}
 	return nil
@@ -123,8 +123,8 @@ func (d *diagnoser) subtree(roots ...*trace.Frame) []*trace.Frame {
 		}
 		seen[f.Seq] = true
 		out = append(out, f)
-		for _, c := range f.Children {
-			walk(d.rec.Frames[c])
+		for _, c := range d.rec.Children(f.Seq) {
+			walk(d.rec.At(int(c)))
 		}
 	}
 	for _, r := range roots {

@@ -65,8 +65,8 @@ func (c *Conversation) firstMessage(ctx context.Context) string {
 	b.WriteString("\n")
 
 	var failing *trace.Frame
-	if len(rec.Frames) > 0 {
-		failing = rec.Frames[engine.StartIndex(rec)]
+	if rec.Len() > 0 {
+		failing = rec.At(engine.StartIndex(rec))
 	}
 	if failing != nil {
 		fmt.Fprintf(&b, "\n## The failing frame %s\n", failing.FID)

@@ -497,9 +497,9 @@ func (c *Conversation) funcSource(name string) (file string, start, end int, err
 		}
 	}
 	dirs := map[string]bool{}
-	for _, f := range rec.Frames {
-		if f.Decl.File != "" {
-			dirs[filepath.Dir(f.Decl.File)] = true
+	for _, fn := range rec.Funcs() {
+		if decl := rec.DeclOf(fn); decl.File != "" {
+			dirs[filepath.Dir(decl.File)] = true
 		}
 	}
 	for _, dir := range slices.Sorted(maps.Keys(dirs)) {

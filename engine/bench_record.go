@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"unsafe"
 
 	"github.com/adi-go/adi/engine/target"
 	"github.com/adi-go/adi/engine/trace"
@@ -34,17 +33,7 @@ func (b *InstrumentedBuild) Record(ctx context.Context, prog *Program, opts Reco
 	return recordInstrumented(ctx, b.in, prog, b.work, opts)
 }
 
-// ValueBytes is what the argument and result values of rec take in memory:
-// their trace.Values and the text they hold (adi bench and the index
-// memory benchmark report it apart from the index itself).
-func ValueBytes(rec *trace.Recording) float64 {
-	var n float64
-	for _, f := range rec.Frames {
-		for _, vs := range [][]trace.Value{f.Args, f.Results} {
-			for _, v := range vs {
-				n += float64(unsafe.Sizeof(v)) + float64(len(v.Text))
-			}
-		}
-	}
-	return n
-}
+// ValueBytes is what the argument and result values of rec take in memory
+// (adi bench and the index memory benchmark report it apart from the index
+// itself).
+func ValueBytes(rec *trace.Recording) float64 { return float64(rec.ValueBytes()) }

@@ -19,7 +19,7 @@ func BenchmarkRecord(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		frames += len(rec.Frames)
+		frames += rec.Len()
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(frames), "ns/frame")
 }

@@ -116,12 +116,17 @@ func (in *inFrame) fillResults(state *api.DebuggerState) {
 	if state == nil || state.CurrentThread == nil || len(state.CurrentThread.ReturnValues) != len(f.Results) {
 		return
 	}
+	filled := false
 	for i := range f.Results {
 		if shallow(&f.Results[i]) {
 			v := convertValue(&state.CurrentThread.ReturnValues[i])
 			v.Name = f.Results[i].Name
 			f.Results[i] = v
+			filled = true
 		}
+	}
+	if rec := in.rec; filled && rec != nil && f.Seq < rec.Len() && rec.FIDOf(f.Seq) == f.FID {
+		rec.SetResults(f.Seq, f.Results)
 	}
 }
 
@@ -238,22 +243,22 @@ func diffLocals(before, after map[string]trace.Value, order []string) []trace.Ch
 // callees with that call site as the stepper counted it making, of each
 // kind (direct calls, calls through library code, go statements).
 func assignCallees(rec *trace.Recording, f *trace.Frame, visits []*visit, steps []trace.Step) {
-	children := f.Children // in run order
+	children := rec.Children(f.Seq) // in run order
 	taken := make([]bool, len(children))
-	take := func(i int, line int, n int, kind func(*trace.Frame) bool) {
+	take := func(i int, line int, n int, kind func(seq int) bool) {
 		for j := 0; j < len(children) && n > 0; j++ {
-			c := rec.Frames[children[j]]
-			if taken[j] || c.CallSite.Line != line || !kind(c) {
+			c := int(children[j])
+			if taken[j] || rec.CallSiteOf(c).Line != line || !kind(c) {
 				continue
 			}
-			steps[i].Callees = append(steps[i].Callees, c.FID)
+			steps[i].Callees = append(steps[i].Callees, rec.FIDOf(c))
 			taken[j] = true
 			n--
 		}
 	}
-	direct := func(c *trace.Frame) bool { return !c.Indirect && !c.Spawn }
-	indirect := func(c *trace.Frame) bool { return c.Indirect }
-	spawn := func(c *trace.Frame) bool { return c.Spawn && !c.Indirect }
+	direct := func(c int) bool { return !rec.IndirectOf(c) && !rec.SpawnOf(c) }
+	indirect := func(c int) bool { return rec.IndirectOf(c) }
+	spawn := func(c int) bool { return rec.SpawnOf(c) && !rec.IndirectOf(c) }
 	for i := range steps {
 		v := visits[i]
 		take(i, v.pos.Line, v.calls, direct)
@@ -267,15 +272,15 @@ func assignCallees(rec *trace.Recording, f *trace.Frame, visits []*visit, steps 
 		if taken[j] || len(steps) == 0 {
 			continue
 		}
-		c := rec.Frames[seq]
+		site := rec.CallSiteOf(int(seq))
 		at := len(steps) - 1
 		for i := range steps {
-			if steps[i].Line == c.CallSite.Line && steps[i].File == c.CallSite.File {
+			if steps[i].Line == site.Line && steps[i].File == site.File {
 				at = i
 				break
 			}
 		}
-		steps[at].Callees = append(steps[at].Callees, c.FID)
+		steps[at].Callees = append(steps[at].Callees, rec.FIDOf(int(seq)))
 	}
 	// Callees are listed in the order they ran.
 	for i := range steps {
@@ -285,8 +290,8 @@ func assignCallees(rec *trace.Recording, f *trace.Frame, visits []*visit, steps 
 
 func sortByEntry(rec *trace.Recording, fids []trace.FID) {
 	sort.SliceStable(fids, func(a, b int) bool {
-		fa, _ := rec.Lookup(fids[a])
-		fb, _ := rec.Lookup(fids[b])
-		return fa != nil && fb != nil && fa.RunOrder() < fb.RunOrder()
+		sa, okA := rec.Find(fids[a])
+		sb, okB := rec.Find(fids[b])
+		return okA && okB && rec.RunOrderOf(sa) < rec.RunOrderOf(sb)
 	})
 }

@@ -68,8 +68,8 @@ func BenchmarkRecorders(b *testing.B) {
 			b.Fatal(err)
 		}
 		tRecord += time.Since(start)
-		if float64(len(rec.Frames)) != calls(n)+2 { // + main, parseN
-			b.Fatalf("%d frames, want %.0f", len(rec.Frames), calls(n)+2)
+		if float64(rec.Len()) != calls(n)+2 { // + main, parseN
+			b.Fatalf("%d frames, want %.0f", rec.Len(), calls(n)+2)
 		}
 
 		start = time.Now()

@@ -17,41 +17,53 @@ import (
 // benchmarks.
 const navFrames = 1_000_000
 
-// synth builds recordings frame by frame in order of entry.
+// synth builds recordings frame by frame in order of entry, the way the
+// instrumenting recorder does.
 type synth struct {
 	rec    *trace.Recording
 	counts map[string]int
 	seq    uint64
+	n, r0  trace.Str
+	int    trace.Str
 }
 
 func (s *synth) next() uint64 { s.seq++; return s.seq }
 
+// sframe is a frame of the synthetic recording.
+type sframe struct {
+	seq       int
+	decl      int
+	Goroutine int64
+}
+
 // enter appends the entry of fn called by caller (nil for a root) on
 // goroutine g with the int argument n.
-func (s *synth) enter(fn string, caller *trace.Frame, g int64, n int) *trace.Frame {
+func (s *synth) enter(fn string, caller *sframe, g int64, n int) *sframe {
 	s.counts[fn]++
-	f := &trace.Frame{
-		FID:       trace.FID{Func: fn, Index: s.counts[fn]},
-		Goroutine: g,
-		Decl:      trace.Pos{File: "/src/app/main.go", Line: 10 + len(fn)},
-		Args:      []trace.Value{{Name: "n", Type: "int", Kind: trace.KindInt, Text: strconv.Itoa(n)}},
-		EntrySeq:  s.next(),
-		Exit:      trace.Returned,
+	decl := 10 + len(fn)
+	e := trace.Entry{
+		Func: s.rec.FuncID(fn, trace.Pos{File: "/src/app/main.go", Line: decl}), Index: s.counts[fn],
+		Parent: -1, Goroutine: g, EntrySeq: s.next(),
 	}
 	if caller != nil {
-		f.Caller = caller.FID
-		f.CallSite = trace.Pos{File: "/src/app/main.go", Line: caller.Decl.Line + 2}
+		e.Parent = caller.seq
+		e.CallSite = s.rec.PosID(trace.Pos{File: "/src/app/main.go", Line: caller.decl + 2})
 	}
-	s.rec.Frames = append(s.rec.Frames, f)
+	f := &sframe{seq: s.rec.Enter(e), decl: decl, Goroutine: g}
+	first := s.rec.Values()
+	s.rec.AppendValue(s.n, s.int, trace.KindInt, strconv.AppendInt(nil, int64(n), 10), 0, 0, false, false)
+	s.rec.ValueArgs(f.seq, first, false)
 	return f
 }
 
-func (s *synth) exit(f *trace.Frame, r int) {
-	f.Results = []trace.Value{{Name: "~r0", Type: "int", Kind: trace.KindInt, Text: strconv.Itoa(r)}}
-	f.ExitSeq = s.next()
+func (s *synth) exit(f *sframe, r int) {
+	s.rec.SetExit(f.seq, trace.Returned, s.next())
+	first := s.rec.Values()
+	s.rec.AppendValue(s.r0, s.int, trace.KindInt, strconv.AppendInt(nil, int64(r), 10), 0, 0, false, false)
+	s.rec.ValueArgs(f.seq, first, true)
 }
 
-func (s *synth) fib(caller *trace.Frame, n int) int {
+func (s *synth) fib(caller *sframe, n int) int {
 	f := s.enter("main.fib", caller, 1, n)
 	r := n
 	if n >= 2 {
@@ -71,6 +83,8 @@ func (s *synth) fib(caller *trace.Frame, n int) int {
 // and at the very end.
 func syntheticRecording(frames int) *trace.Recording {
 	s := &synth{rec: &trace.Recording{}, counts: map[string]int{}}
+	s.rec.Grow(frames, 2*frames)
+	s.n, s.r0, s.int = s.rec.Intern("n"), s.rec.Intern("~r0"), s.rec.Intern("int")
 	main := s.enter("main.main", nil, 1, 0)
 	s.exit(s.enter("main.rare", main, 1, 1), 1)
 	const workers, perItem = 16, 3
@@ -88,7 +102,7 @@ func syntheticRecording(frames int) *trace.Recording {
 	}
 	s.fib(main, 25)
 	s.exit(s.enter("main.rare", main, 1, 2), 2)
-	var chain []*trace.Frame
+	var chain []*sframe
 	for d, caller := 0, main; d < 5_000; d++ {
 		caller = s.enter("main.descend", caller, 1, d)
 		chain = append(chain, caller)
@@ -96,11 +110,18 @@ func syntheticRecording(frames int) *trace.Recording {
 	for i := len(chain) - 1; i >= 0; i-- {
 		s.exit(chain[i], i)
 	}
-	ws := make([]*trace.Frame, workers)
+	ws := make([]*sframe, workers)
 	for w := range ws {
-		f := s.enter("main.worker", main, int64(w+2), w)
-		f.Spawn, f.SpawnSeq = true, f.EntrySeq
-		ws[w] = f
+		s.counts["main.worker"]++
+		seq := s.rec.Enter(trace.Entry{
+			Func: s.rec.FuncID("main.worker", trace.Pos{File: "/src/app/main.go", Line: 21}), Index: w + 1,
+			Parent: main.seq, Goroutine: int64(w + 2), EntrySeq: s.next(), Spawn: true, SpawnSeq: s.seq,
+			CallSite: s.rec.PosID(trace.Pos{File: "/src/app/main.go", Line: main.decl + 2}),
+		})
+		first := s.rec.Values()
+		s.rec.AppendValue(s.n, s.int, trace.KindInt, strconv.AppendInt(nil, int64(w), 10), 0, 0, false, false)
+		s.rec.ValueArgs(seq, first, false)
+		ws[w] = &sframe{seq: seq, decl: 21, Goroutine: int64(w + 2)}
 	}
 	for i := 0; i < items; i++ {
 		for w, wf := range ws {
@@ -125,8 +146,8 @@ func syntheticRecording(frames int) *trace.Recording {
 // of another function fails (its FLT cannot be built).
 func navSession(tb testing.TB, rec *trace.Recording, fns ...string) *Session {
 	tb.Helper()
-	if len(rec.Frames) != navFrames {
-		tb.Fatalf("the synthetic recording has %d frames, want %d", len(rec.Frames), navFrames)
+	if rec.Len() != navFrames {
+		tb.Fatalf("the synthetic recording has %d frames, want %d", rec.Len(), navFrames)
 	}
 	s := NewSession(rec, &Program{Path: "/nonexistent/app"}, Limits{}, time.Minute)
 	for _, fn := range append(fns, "main.main") {
@@ -238,10 +259,10 @@ func TestNavSynthetic(t *testing.T) {
 	if got := len(rec.Invocations("main.fib")); got != 242_785 {
 		t.Errorf("%d frames of main.fib, want 242,785", got)
 	}
-	if main == nil || len(main.Children) < 100_000 {
+	if main == nil || len(rec.Children(main.Seq)) < 100_000 {
 		t.Fatalf("main.main should have over 100,000 children")
 	}
-	last := rec.Frames[len(rec.Frames)-1]
+	last := rec.At(rec.Len() - 1)
 	if last.FID != (trace.FID{Func: "main.rare", Index: 3}) || last.Parent != 0 {
 		t.Fatalf("the last frame is %s (parent %d), want main.rare#3 called by main.main", last.FID, last.Parent)
 	}
@@ -295,24 +316,12 @@ func medianDuration(ds []time.Duration) time.Duration {
 }
 
 // Index memory, measured by the two benchmarks below (go test ./engine
-// -run '^$' -bench IndexMemory -benchtime 1x): about 280 bytes a frame
-// without the argument values, against a target of 64. trace.Frame alone
-// is 256 bytes (two FIDs with their string headers, two Pos, three
-// slices, two strings, three uint64s, ints); the rest is the Frames
-// pointer, the callee lists and the per-function lists (the map of FIDs is
-// gone: Lookup searches the per-function lists). Each recorded value is a
-// 128-byte trace.Value. Meeting the target needs a columnar store in
-// Recording, with *Frame materialized on demand for the few frames being
-// inspected: per frame a function id and invocation index (uint32 each),
-// the caller's Seq and the goroutine (int32/uint32), a call-site id
-// (file and line from the instrumenter's site table; Decl per function),
-// entry and exit sequence numbers (uint32), exit kind and flags (a byte
-// each), the offset of the values in a value arena, and callees derived
-// from Parent as first-child/next-sibling Seqs: 44 bytes; basic values as
-// a kind byte and an 8-byte payload (strings in a string arena), names
-// and types per function; panics and spawn sequence numbers in side
-// tables. Recording.Frames []*Frame is read by the adapter, the agent and
-// the renderings, so that change replaces it with accessors everywhere.
+// -run '^$' -bench IndexMemory -benchtime 1x), against a target of 64
+// bytes a frame plus argument bytes. The Recording is a column store
+// (engine/trace/store.go): a pointer-free 48-byte row per frame, 4 bytes
+// in the callee lists and 4 in the per-function lists, interned function
+// names, positions and value names and types; each value a 40-byte row
+// plus its text. A *trace.Frame is made only for the frames asked for.
 
 // BenchmarkIndexMemory measures the heap of a 1,000,000-frame recording,
 // frames and index (runtime.MemStats after a GC, before and after building
@@ -328,7 +337,7 @@ func BenchmarkIndexMemory(b *testing.B) {
 		rec := syntheticRecording(navFrames)
 		runtime.GC()
 		runtime.ReadMemStats(&after)
-		n := float64(len(rec.Frames))
+		n := float64(rec.Len())
 		perFrame = (float64(after.HeapAlloc) - float64(before.HeapAlloc)) / n
 		perArgs = ValueBytes(rec) / n
 		runtime.KeepAlive(rec)
@@ -371,10 +380,10 @@ func BenchmarkIndexMemoryInstrumented(b *testing.B) {
 		}
 		runtime.GC()
 		runtime.ReadMemStats(&after)
-		if rec.Partial != "" || len(rec.Frames) < 600_000 {
-			b.Fatalf("%d frames, partial %q", len(rec.Frames), rec.Partial)
+		if rec.Partial != "" || rec.Len() < 600_000 {
+			b.Fatalf("%d frames, partial %q", rec.Len(), rec.Partial)
 		}
-		n := float64(len(rec.Frames))
+		n := float64(rec.Len())
 		perFrame = (float64(after.HeapAlloc) - float64(before.HeapAlloc)) / n
 		perArgs = ValueBytes(rec) / n
 		runtime.KeepAlive(rec)
@@ -396,7 +405,7 @@ func BenchmarkNavInstrumented(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	if n := len(s.Recording().Frames); n < 600_000 {
+	if n := s.Recording().Len(); n < 600_000 {
 		b.Fatalf("%d frames, want fib(27)'s 635,623 (%s)", n, s.Recording().Partial)
 	}
 	ctx := context.Background()

@@ -96,7 +96,7 @@ func Open(ctx context.Context, argv []string, dir string, opts Options) (*Sessio
 	if err != nil {
 		return nil, err
 	}
-	logf("adi: recorded %d frames of %d functions in %s; exit code %d", len(rec.Frames), len(rec.Funcs()), time.Since(start).Round(time.Millisecond), rec.Outcome.ExitCode)
+	logf("adi: recorded %d frames of %d functions in %s; exit code %d", rec.Len(), len(rec.Funcs()), time.Since(start).Round(time.Millisecond), rec.Outcome.ExitCode)
 	if rec.Partial != "" {
 		logf("adi: partial recording: %s", rec.Partial)
 	}

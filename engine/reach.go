@@ -42,6 +42,9 @@ type inFrame struct {
 	delveStepOut bool
 	// goLines are the lines of the function that run a go statement.
 	goLines map[int]bool
+	// argsFilled is set when the debugger read arguments the
+	// recording kept only the shape of.
+	argsFilled bool
 	// indirectEntries are the entry addresses of the functions that
 	// library code called for this frame, per the recording.
 	indirectEntries []uint64
@@ -66,6 +69,9 @@ func reach(ctx context.Context, prog *Program, rec *trace.Recording, f *trace.Fr
 		return nil, err
 	}
 	in.rec = rec
+	if in.argsFilled && f.Seq < rec.Len() && rec.FIDOf(f.Seq) == f.FID {
+		rec.SetArgs(f.Seq, f.Args)
+	}
 	in.indirectEntries = indirectEntries(p, rec, f)
 	return in, nil
 }
@@ -74,9 +80,9 @@ func reach(ctx context.Context, prog *Program, rec *trace.Recording, f *trace.Fr
 // callees that library code called for it.
 func indirectEntries(p *process, rec *trace.Recording, f *trace.Frame) []uint64 {
 	names := map[string]bool{}
-	for _, c := range f.Children {
-		if cf := rec.Frames[c]; cf.Indirect {
-			names[cf.FID.Func] = true
+	for _, c := range rec.Children(f.Seq) {
+		if rec.IndirectOf(int(c)) {
+			names[rec.FuncOf(int(c))] = true
 		}
 	}
 	if len(names) == 0 {
@@ -186,15 +192,17 @@ func enterFrame(tgt *proc.Target, th proc.Thread, p *process, f *trace.Frame, cf
 	}
 	// Composite arguments that the instrumenting recorder kept shallowly
 	// are filled in from the debugger, now that it is at the frame.
+	filled := false
 	for i := range f.Args {
 		if shallow(&f.Args[i]) {
 			f.Args[i] = args[i]
+			filled = true
 		}
 	}
 	if err := tgt.SwitchThread(th.ThreadID()); err != nil {
 		return nil, err
 	}
-	return &inFrame{p: p, frame: f, fn: st[0].Current.Fn, goid: g.ID, off: st[0].FrameOffset()}, nil
+	return &inFrame{p: p, frame: f, fn: st[0].Current.Fn, goid: g.ID, off: st[0].FrameOffset(), argsFilled: filled}, nil
 }
 
 // diffArgs describes the first difference between recorded and observed

@@ -17,7 +17,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-	"unsafe"
 
 	"github.com/go-delve/delve/pkg/proc"
 
@@ -157,12 +156,12 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 		spawnOf:  map[int64]uint64{},
 		spawnAt:  map[uint64]ispawn{},
 		fns:      map[uint64]*ifn{},
-		pos:      map[uint64]trace.Pos{},
+		pos:      map[uint64]posID{},
+		argNames: make([][]trace.Str, len(in.sites)),
+		resNames: make([][]trace.Str, len(in.sites)),
 	}
 	defer lessGC()()
-	b.all = make([]*trace.Frame, 0, t.Enters)
-	b.frames = make([]trace.Frame, 0, t.Enters)
-	b.vals = make([]trace.Value, 0, t.Values)
+	b.rec.Grow(t.Enters, t.Values)
 	b.matchSpawns(t.Spawns)
 	if err := t.Each(func(r *instrument.Record) error { b.event(r); return nil }); err != nil {
 		return nil, err
@@ -210,12 +209,8 @@ type builder struct {
 	bi    *gosym.Table
 	sites []instrument.Site
 	lim   Limits
-	rec   *trace.Recording
-	// all are all frames, kept or not (see limit), allocated from frames
-	// in bulk; values likewise.
-	all    []*trace.Frame
-	frames []trace.Frame
-	vals   []trace.Value
+	// rec gets every frame, kept or not (see limit), as it enters.
+	rec    *trace.Recording
 	counts map[string]*int // by fid name
 	stacks map[int64]*gstack
 	// last is the goroutine of the last stack looked up, and its stack.
@@ -226,13 +221,18 @@ type builder struct {
 	siteFn []siteFn // by site: its function
 	// siteExit is by site the function of its last exit hook's PC.
 	siteExit []siteFn
-	pos      map[uint64]trace.Pos
+	pos      map[uint64]posID
 	types    []itype // by type number
-	text     []byte  // where value texts are allocated from (see str)
-	seq      uint64
+	// argNames and resNames are by site the names of its parameters and
+	// results, interned in rec.
+	argNames, resNames [][]trace.Str
+	text               []byte // a value's text as it is made
+	seq                uint64
 	// panicking lists, by goroutine, the frames a panic unwound whose
 	// panic value is not known yet (a recover or the end says it).
 	panicking map[int64][]int
+	// panicked lists the frames that panicked, in order of exit.
+	panicked []int
 	// spawnOf gives the go statement (its record's Seq) that created a
 	// goroutine; spawnAt the spawn that record made.
 	spawnOf map[int64]uint64
@@ -284,7 +284,7 @@ type siteFn struct {
 }
 
 type iopen struct {
-	frame int // index in all
+	frame int // Seq in rec
 	off   uint64
 	site  int
 }
@@ -292,7 +292,13 @@ type iopen struct {
 type ispawn struct {
 	by   int
 	seq  uint64
-	site trace.Pos
+	site uint32 // PosID
+}
+
+// posID is a position and its id in the recording.
+type posID struct {
+	pos trace.Pos
+	id  uint32
 }
 
 // loadSymbols reads the function and line tables of a Go binary (the
@@ -320,6 +326,9 @@ type ifn struct {
 	name string // fid name
 	raw  string // the runtime's name
 	decl trace.Pos
+	// id is the function's id in the recording (once it has a frame).
+	id    uint32
+	hasID bool
 	// count is the number of frames of the function so far (shared by
 	// the PCs of one function).
 	count *int
@@ -372,15 +381,19 @@ func (b *builder) stack(goid int64) *gstack {
 }
 
 // callPos is the position of the call that returns to pc.
-func (b *builder) callPos(pc uint64) trace.Pos {
+func (b *builder) callPos(pc uint64) trace.Pos { return b.callPosID(pc).pos }
+
+// callPosID is callPos with the position's id in the recording.
+func (b *builder) callPosID(pc uint64) posID {
 	if pc == 0 {
-		return trace.Pos{}
+		return posID{}
 	}
 	if p, ok := b.pos[pc]; ok {
 		return p
 	}
 	file, line, _ := b.bi.PCToLine(pc - 1)
-	p := trace.Pos{File: file, Line: line}
+	p := posID{pos: trace.Pos{File: file, Line: line}}
+	p.id = b.rec.PosID(p.pos)
 	b.pos[pc] = p
 	return p
 }
@@ -400,7 +413,7 @@ func (b *builder) event(r *instrument.Record) {
 		if len(st) == 0 {
 			return
 		}
-		b.spawnAt[r.Seq] = ispawn{by: st[len(st)-1].frame, seq: b.next(), site: b.callPos(r.PC)}
+		b.spawnAt[r.Seq] = ispawn{by: st[len(st)-1].frame, seq: b.next(), site: b.callPosID(r.PC).id}
 	case instrument.RecEnter:
 		b.enter(r)
 	case instrument.RecExit:
@@ -410,7 +423,7 @@ func (b *builder) event(r *instrument.Record) {
 			return
 		}
 		for _, i := range b.panicking[r.Goid] {
-			b.all[i].Panic = r.Text
+			b.rec.SetPanic(i, r.Text)
 		}
 		delete(b.panicking, r.Goid)
 	}
@@ -424,72 +437,81 @@ func (b *builder) enter(r *instrument.Record) {
 	gs := b.stack(r.Goid)
 	stack := b.unwindTo(gs, r.Off, false)
 	*fn.count++
-	if len(b.frames) == cap(b.frames) {
-		b.frames = make([]trace.Frame, 0, 4096)
+	if !fn.hasID {
+		fn.id, fn.hasID = b.rec.FuncID(fn.name, fn.decl), true
 	}
-	// Filled in place: the block is zeroed memory.
-	b.frames = b.frames[:len(b.frames)+1]
-	f := &b.frames[len(b.frames)-1]
-	f.FID = trace.FID{Func: fn.name, Index: *fn.count}
-	f.Goroutine = r.Goid
-	f.Decl = fn.decl
-	f.Exit = trace.Running
-	f.EntrySeq = b.next()
+	e := trace.Entry{Func: fn.id, Index: *fn.count, Parent: -1, Goroutine: r.Goid, EntrySeq: b.next()}
 	if len(stack) > 0 {
 		top := stack[len(stack)-1]
-		f.Caller = b.all[top.frame].FID
+		e.Parent = top.frame
 		if r.CallerOff == top.off {
-			f.CallSite = b.callPos(r.CallerPC)
+			e.CallSite = b.callPosID(r.CallerPC).id
 		} else {
 			// Library code or the runtime called this frame for the
 			// innermost open one: a deferred call run by a panic belongs
 			// to it directly (as in the Delve recorder).
-			f.Indirect = true
+			e.Indirect = true
 			for _, l := range r.Chain {
 				if b.fn(l.PC).raw == "runtime.gopanic" {
-					f.Indirect = false
+					e.Indirect = false
 				}
 				if l.Off == top.off {
-					f.CallSite = b.callPos(l.PC)
+					e.CallSite = b.callPosID(l.PC).id
 					break
 				}
 			}
 		}
 	} else if gi := b.ginfo[r.Goid]; gi != nil {
 		delete(b.ginfo, r.Goid)
-		b.spawned(f, gi)
+		b.spawned(&e, gi)
 	}
+	seq := b.rec.Enter(e)
 	if site := r.Site; site >= 0 && site < len(b.sites) {
-		f.Args = b.values(r.Values, b.sites[site].Params)
+		if len(r.Values) > 0 {
+			first := b.rec.Values()
+			b.values(r.Values, b.names(b.argNames, site, b.sites[site].Params))
+			b.rec.ValueArgs(seq, first, false)
+		}
 	}
-	b.all = append(b.all, f)
-	gs.open = append(stack, iopen{frame: len(b.all) - 1, off: r.Off, site: r.Site})
+	gs.open = append(stack, iopen{frame: seq, off: r.Off, site: r.Site})
+}
+
+// names returns by site names interned in the recording (cached in c).
+func (b *builder) names(c [][]trace.Str, site int, names []string) []trace.Str {
+	if c[site] == nil && len(names) > 0 {
+		c[site] = make([]trace.Str, len(names))
+		for i, n := range names {
+			c[site][i] = b.rec.Intern(n)
+		}
+	}
+	return c[site]
 }
 
 // spawned links the first frame of a goroutine to the frame that created
 // the goroutine: the go statement recorded in the parent at the creator's
 // line, or the innermost open frame of the parent when library code (t.Run)
 // ran the go statement.
-func (b *builder) spawned(f *trace.Frame, gi *instrument.Record) {
+func (b *builder) spawned(e *trace.Entry, gi *instrument.Record) {
 	if gi.Parent <= 0 {
 		return
 	}
 	if p, ok := b.spawnAt[b.spawnOf[gi.Goid]]; ok {
-		f.Caller = b.all[p.by].FID
-		f.CallSite = p.site
-		f.Spawn = true
-		f.SpawnSeq = p.seq
+		e.Parent = p.by
+		e.CallSite = p.site
+		e.Spawn = true
+		e.SpawnSeq = p.seq
 		return
 	}
 	st := b.stack(gi.Parent).open
 	if len(st) == 0 {
 		return
 	}
-	top := b.all[st[len(st)-1].frame]
-	f.Caller = top.FID
-	f.Spawn = true
-	f.Indirect = true
-	f.SpawnSeq = b.next()
+	top := st[len(st)-1].frame
+	topName := b.rec.FuncOf(top)
+	e.Parent = top
+	e.Spawn = true
+	e.Indirect = true
+	e.SpawnSeq = b.next()
 	// The parent's traceback says where the spawning frame is.
 	lines := strings.Split(gi.ParentStack, "\n")
 	for i := 1; i+1 < len(lines); i += 2 {
@@ -497,7 +519,7 @@ func (b *builder) spawned(f *trace.Frame, gi *instrument.Record) {
 		if j := strings.LastIndexByte(name, '('); j > 0 {
 			name = name[:j]
 		}
-		if name != top.FID.Func {
+		if name != topName {
 			continue
 		}
 		loc := strings.TrimSpace(lines[i+1])
@@ -506,7 +528,7 @@ func (b *builder) spawned(f *trace.Frame, gi *instrument.Record) {
 		}
 		if j := strings.LastIndexByte(loc, ':'); j > 0 {
 			n, _ := strconv.Atoi(loc[j+1:])
-			f.CallSite = trace.Pos{File: loc[:j], Line: n}
+			e.CallSite = b.rec.PosID(trace.Pos{File: loc[:j], Line: n})
 		}
 		break
 	}
@@ -519,9 +541,8 @@ func (b *builder) leave(r *instrument.Record) {
 		return
 	}
 	top := stack[len(stack)-1].frame
-	f := b.all[top]
 	gs.open = stack[:len(stack)-1]
-	f.ExitSeq = b.next()
+	exitSeq := b.next()
 	// The exit hook's PC is in the function that ended the frame: the
 	// frame's own, runtime.gopanic or runtime.Goexit.
 	var ex *ifn
@@ -536,20 +557,25 @@ func (b *builder) leave(r *instrument.Record) {
 	}
 	switch ex.raw {
 	case "runtime.gopanic":
-		f.Exit = trace.Panicked
+		b.rec.SetExit(top, trace.Panicked, exitSeq)
+		b.panicked = append(b.panicked, top)
 		if b.panicking == nil {
 			b.panicking = map[int64][]int{}
 		}
 		b.panicking[r.Goid] = append(b.panicking[r.Goid], top)
 	case "runtime.Goexit":
-		f.Exit = trace.Goexited
+		b.rec.SetExit(top, trace.Goexited, exitSeq)
 	default:
-		f.Exit = trace.Returned
-		var names []string
-		if site := stack[len(stack)-1].site; site >= 0 && site < len(b.sites) {
-			names = b.sites[site].Results
+		b.rec.SetExit(top, trace.Returned, exitSeq)
+		if len(r.Values) > 0 {
+			var names []trace.Str
+			if site := stack[len(stack)-1].site; site >= 0 && site < len(b.sites) {
+				names = b.names(b.resNames, site, b.sites[site].Results)
+			}
+			first := b.rec.Values()
+			b.values(r.Values, names)
+			b.rec.ValueArgs(top, first, true)
 		}
-		f.Results = b.values(r.Values, names)
 	}
 }
 
@@ -564,8 +590,7 @@ func (b *builder) unwindTo(gs *gstack, off uint64, keepAt bool) []iopen {
 		if top.off < off || keepAt && top.off == off {
 			break
 		}
-		f := b.all[top.frame]
-		f.ExitSeq = b.next()
+		b.rec.SetExit(top.frame, b.rec.ExitOf(top.frame), b.next())
 		stack = stack[:len(stack)-1]
 	}
 	gs.open = stack
@@ -575,6 +600,7 @@ func (b *builder) unwindTo(gs *gstack, off uint64, keepAt bool) []iopen {
 // itype is a recorded type, as values of it are rendered.
 type itype struct {
 	ok    bool
+	name  trace.Str // the runtime's name, interned
 	kind  trace.Kind
 	short string
 	// texts of a nil value, a non-nil one (pointer, func, interface) and
@@ -601,7 +627,7 @@ func (b *builder) typ(v *instrument.Value) *itype {
 
 func (b *builder) newType(it instrument.Type) itype {
 	short := shortType(it.Name)
-	t := itype{ok: true, kind: kindOf(it.Kind), short: short, nilText: "nil", other: short + "{…}"}
+	t := itype{ok: true, name: b.rec.Intern(it.Name), kind: kindOf(it.Kind), short: short, nilText: "nil", other: short + "{…}"}
 	switch t.kind {
 	case trace.KindPointer:
 		t.nonNil = "&" + strings.TrimPrefix(short, "*") + "{…}"
@@ -613,111 +639,76 @@ func (b *builder) newType(it instrument.Type) itype {
 	return t
 }
 
-// str returns the text appended to b.text since start as a string: texts
-// are allocated in bulk, and the bytes of b.text below its length are never
-// written again.
-func (b *builder) str(start int) string {
-	if len(b.text) == start {
-		return ""
-	}
-	return unsafe.String(&b.text[start], len(b.text)-start)
-}
-
-// room makes room for n more bytes of text in b.text, in a new block when
-// the current one is full.
-func (b *builder) room(n int) {
-	if cap(b.text)-len(b.text) < n {
-		b.text = make([]byte, 0, max(64<<10, n))
-	}
-}
-
-// values converts recorded values to the index's.
-func (b *builder) values(vs []instrument.Value, names []string) []trace.Value {
-	if len(vs) == 0 {
-		return nil
-	}
-	if len(b.vals)+len(vs) > cap(b.vals) {
-		b.vals = make([]trace.Value, 0, max(4096, len(vs)))
-	}
-	start := len(b.vals)
+// values adds recorded values to the recording, named by names.
+func (b *builder) values(vs []instrument.Value, names []trace.Str) {
 	for i := range vs {
 		v := &vs[i]
-		// Filled in place: the block is zeroed memory.
-		b.vals = b.vals[:len(b.vals)+1]
-		tv := &b.vals[len(b.vals)-1]
-		tv.Type = v.Type.Name
+		t := b.typ(v)
+		var name trace.Str
 		if i < len(names) {
-			tv.Name = names[i]
+			name = names[i]
 		}
+		text := b.text[:0]
+		var kind trace.Kind
+		var n, c int64
+		isNil, cut := false, false
 		switch v.Tag {
 		case instrument.TagInt:
-			tv.Kind = trace.KindInt
-			if v.Int >= 0 && v.Int < 100 {
-				tv.Text = strconv.Itoa(int(v.Int)) // no allocation
-			} else {
-				b.room(20)
-				p := len(b.text)
-				b.text = strconv.AppendInt(b.text, v.Int, 10)
-				tv.Text = b.str(p)
-			}
+			kind = trace.KindInt
+			text = strconv.AppendInt(text, v.Int, 10)
 		case instrument.TagUint:
-			tv.Kind = trace.KindUint
-			b.room(20)
-			p := len(b.text)
-			b.text = strconv.AppendUint(b.text, v.Uint, 10)
-			tv.Text = b.str(p)
+			kind = trace.KindUint
+			text = strconv.AppendUint(text, v.Uint, 10)
 		case instrument.TagFloat:
-			tv.Kind, tv.Text = trace.KindFloat, v.Text
+			kind = trace.KindFloat
+			text = append(text, v.Text...)
 		case instrument.TagComplex:
-			tv.Kind, tv.Text = trace.KindComplex, v.Text
+			kind = trace.KindComplex
+			text = append(text, v.Text...)
 		case instrument.TagTrue:
-			tv.Kind, tv.Text = trace.KindBool, "true"
+			kind = trace.KindBool
+			text = append(text, "true"...)
 		case instrument.TagFalse:
-			tv.Kind, tv.Text = trace.KindBool, "false"
+			kind = trace.KindBool
+			text = append(text, "false"...)
 		case instrument.TagString:
-			tv.Kind, tv.Len = trace.KindString, v.Len
-			// A quoted byte takes at most 4 (\xff); the cut adds its note.
-			b.room(4*len(v.Text) + 48)
-			p := len(b.text)
-			b.text = strconv.AppendQuote(b.text, v.Text)
+			kind, n = trace.KindString, v.Len
+			text = strconv.AppendQuote(text, v.Text)
 			if more := v.Len - int64(len(v.Text)); more > 0 {
-				tv.Cut = true
-				b.text = append(b.text, "…+"...)
-				b.text = strconv.AppendInt(b.text, more, 10)
-				b.text = append(b.text, " more"...)
+				cut = true
+				text = append(text, "…+"...)
+				text = strconv.AppendInt(text, more, 10)
+				text = append(text, " more"...)
 			}
-			tv.Text = b.str(p)
 		default:
-			t := b.typ(v)
-			tv.Kind = t.kind
-			tv.Len, tv.Cap = v.Len, v.Cap
-			tv.Cut = true
+			kind = t.kind
+			n, c = v.Len, v.Cap
+			cut = true
 			switch v.Tag {
 			case instrument.TagNil:
-				tv.Nil, tv.Cut, tv.Text = true, false, t.nilText
+				isNil, cut = true, false
+				text = append(text, t.nilText...)
 			case instrument.TagLen:
-				b.room(len(t.short) + 64)
-				p := len(b.text)
-				b.text = append(b.text, t.short...)
-				if tv.Kind == trace.KindChan {
-					b.text = append(b.text, " (len "...)
-					b.text = strconv.AppendInt(b.text, v.Len, 10)
-					b.text = append(b.text, ", cap "...)
-					b.text = strconv.AppendInt(b.text, v.Cap, 10)
+				text = append(text, t.short...)
+				if kind == trace.KindChan {
+					text = append(text, " (len "...)
+					text = strconv.AppendInt(text, v.Len, 10)
+					text = append(text, ", cap "...)
+					text = strconv.AppendInt(text, v.Cap, 10)
 				} else {
-					b.text = append(b.text, "{…} (len "...)
-					b.text = strconv.AppendInt(b.text, v.Len, 10)
+					text = append(text, "{…} (len "...)
+					text = strconv.AppendInt(text, v.Len, 10)
 				}
-				b.text = append(b.text, ')')
-				tv.Text = b.str(p)
+				text = append(text, ')')
 			case instrument.TagNonNil:
-				tv.Text = t.nonNil
+				text = append(text, t.nonNil...)
 			default:
-				tv.Text = t.other
+				text = append(text, t.other...)
 			}
 		}
+		b.rec.AppendValue(name, t.name, kind, text, n, c, isNil, cut)
+		b.text = text
 	}
-	return b.vals[start:len(b.vals):len(b.vals)]
 }
 
 // kindOf maps a reflect.Kind's name to the index's kinds.
@@ -766,9 +757,9 @@ func (b *builder) finish(status int, ctxErr error, timeout time.Duration, stdout
 			out.Panic = info
 		}
 	}
-	for _, f := range b.all {
-		if f.Exit == trace.Panicked && f.Panic == "" && out.Panic != nil {
-			f.Panic = out.Panic.Value
+	for _, seq := range b.panicked {
+		if out.Panic != nil && b.rec.PanicOf(seq) == "" {
+			b.rec.SetPanic(seq, out.Panic.Value)
 		}
 	}
 	out.FailedTests = failedTests(stdout)
@@ -800,22 +791,23 @@ func (b *builder) fatal(info *trace.PanicInfo, stderr string) bool {
 	if !strings.Contains(head, "[running") {
 		return false
 	}
-	// The frames the panic unwound on that goroutine, innermost first.
-	var unwound []*trace.Frame
-	for _, f := range b.all {
-		if f.Goroutine == info.Goroutine && f.Exit == trace.Panicked && f.Panic == "" {
-			unwound = append(unwound, f)
+	// The frames the panic unwound on that goroutine, innermost first
+	// (b.panicked is in order of exit).
+	var unwound []int
+	for _, seq := range b.panicked {
+		if b.rec.GoroutineOf(seq) == info.Goroutine && b.rec.PanicOf(seq) == "" {
+			unwound = append(unwound, seq)
 		}
 	}
-	sort.SliceStable(unwound, func(i, j int) bool { return unwound[i].ExitSeq < unwound[j].ExitSeq })
 	if len(unwound) == 0 {
 		// A fatal error (a deadlock, a concurrent map write) runs no
 		// deferred call: the goroutine's frames are still open.
 		st := b.stack(info.Goroutine).open
 		for k := len(st) - 1; k >= 0; k-- {
-			f := b.all[st[k].frame]
-			f.Exit = trace.Panicked
-			unwound = append(unwound, f)
+			seq := st[k].frame
+			b.rec.SetExit(seq, trace.Panicked, 0)
+			b.panicked = append(b.panicked, seq)
+			unwound = append(unwound, seq)
 		}
 	}
 	for k := 1; k+1 < len(lines); k += 2 {
@@ -838,8 +830,8 @@ func (b *builder) fatal(info *trace.PanicInfo, stderr string) bool {
 			n, _ := strconv.Atoi(loc[j+1:])
 			e.Pos = trace.Pos{File: loc[:j], Line: n}
 		}
-		if len(unwound) > 0 && unwound[0].FID.Func == name {
-			e.FID = unwound[0].FID
+		if len(unwound) > 0 && b.rec.FuncOf(unwound[0]) == name {
+			e.FID = b.rec.FIDOf(unwound[0])
 			unwound = unwound[1:]
 			if info.Frame.IsZero() {
 				info.Frame = e.FID
@@ -854,34 +846,27 @@ func (b *builder) fatal(info *trace.PanicInfo, stderr string) bool {
 // frame on the failing path (frames a panic unwound, frames still running
 // at the end) with its callers.
 func (b *builder) limit() {
-	max := b.lim.MaxFrames
-	if len(b.all) <= max {
-		b.rec.Frames = b.all
+	max, all := b.lim.MaxFrames, b.rec.Len()
+	if all <= max {
 		return
 	}
-	keep := make([]bool, len(b.all))
-	byFID := make(map[trace.FID]int, len(b.all))
-	for i, f := range b.all {
-		byFID[f.FID] = i
-		keep[i] = i < max
+	keep := make([]bool, all)
+	for i := range max {
+		keep[i] = true
 	}
 	extra := 0
-	for i, f := range b.all {
-		if i < max || f.Exit == trace.Returned {
+	for i := max; i < all; i++ {
+		if b.rec.ExitOf(i) == trace.Returned {
 			continue
 		}
-		for j, ok := i, true; ok && !keep[j]; j, ok = byFID[b.all[j].Caller] {
+		for j := i; j >= 0 && !keep[j]; j = b.rec.ParentOf(j) {
 			keep[j] = true
 			extra++
 		}
 	}
-	for i, f := range b.all {
-		if keep[i] {
-			b.rec.Frames = append(b.rec.Frames, f)
-		}
-	}
+	b.rec.Keep(keep)
 	msg := fmt.Sprintf("frame limit reached: only the first %d frames were kept, plus %d on the failing path (frames a panic unwound or still running at the end, with their callers); %d of %d frames dropped (raise --max-frames)",
-		max, extra, len(b.all)-len(b.rec.Frames), len(b.all))
+		max, extra, all-b.rec.Len(), all)
 	b.rec.Partial = strings.TrimPrefix(b.rec.Partial+"; "+msg, "; ")
 }
 

@@ -59,6 +59,10 @@ func TestInstrumentFLT(t *testing.T) {
 	if len(flt.Steps) == 0 || flt.Steps[len(flt.Steps)-1].Line != 24 {
 		t.Fatalf("trace: %+v", flt.Steps)
 	}
+	// The values Delve read are the recording's now.
+	if f, err = rec.Frame(p.Frame); err != nil {
+		t.Fatal(err)
+	}
 	if got := f.Args[0].Text; !strings.Contains(got, "ports: nil") {
 		t.Fatalf("receiver after the trace: %s, want Delve's full value", got)
 	}
@@ -94,8 +98,8 @@ func TestInstrumentTimeout(t *testing.T) {
 func TestInstrumentMaxFrames(t *testing.T) {
 	s, _ := openInstrumented(t, []string{"go", "run", "./testdata/fib", "10"}, repoRoot(t), Limits{MaxFrames: 20}, time.Minute)
 	rec := s.Recording()
-	if len(rec.Frames) != 20 || !strings.Contains(rec.Partial, "only the first 20 frames") || !strings.Contains(rec.Partial, "159 of 179 frames dropped") {
-		t.Fatalf("%d frames, partial %q", len(rec.Frames), rec.Partial)
+	if rec.Len() != 20 || !strings.Contains(rec.Partial, "only the first 20 frames") || !strings.Contains(rec.Partial, "159 of 179 frames dropped") {
+		t.Fatalf("%d frames, partial %q", rec.Len(), rec.Partial)
 	}
 	if !strings.Contains(rec.Outcome.Stdout, "fib(10) = 55") {
 		t.Fatalf("output %q", rec.Outcome.Stdout)
@@ -104,10 +108,10 @@ func TestInstrumentMaxFrames(t *testing.T) {
 	s, _ = openInstrumented(t, []string{"go", "run", "./testdata/nilmap"}, repoRoot(t), Limits{MaxFrames: 1}, time.Minute)
 	rec = s.Recording()
 	var got []string
-	for _, f := range rec.Frames {
+	for f := range rec.All {
 		got = append(got, f.FID.String())
 	}
-	if strings.Join(got, " ") != "main.main#1 main.load#1 main.(*Registry).Add#1" || rec.Frames[2].Caller != rec.Frames[1].FID {
+	if strings.Join(got, " ") != "main.main#1 main.load#1 main.(*Registry).Add#1" || rec.At(2).Caller != rec.At(1).FID {
 		t.Fatalf("frames kept: %v, want main.main#1 and the failing path", got)
 	}
 	if p := rec.Outcome.Panic; p == nil || p.Frame.String() != "main.(*Registry).Add#1" {
@@ -240,8 +244,8 @@ func TestEdge(t *testing.T) {
 			}
 			defer d.Close()
 			i, _ := openInstrumented(t, argv, dir, Limits{}, time.Minute)
-			if len(i.Recording().Frames) < 2 {
-				t.Fatalf("instrumented: %d frames", len(i.Recording().Frames))
+			if i.Recording().Len() < 2 {
+				t.Fatalf("instrumented: %d frames", i.Recording().Len())
 			}
 			for _, diff := range compareRecordings(d.Recording(), i.Recording(), false) {
 				t.Error(diff.text)

@@ -53,7 +53,10 @@ type recorder struct {
 	roles map[int]int             // logical breakpoint id → role
 	funcs map[*proc.Function]*ufn // user functions
 
-	rec    *trace.Recording
+	rec *trace.Recording
+	// frames are the frames recorded so far, in order of entry: they
+	// change until they return, and go into rec at the end.
+	frames []*trace.Frame
 	counts map[string]int
 	seq    uint64
 	stacks map[int64][]open // per goroutine: the open user frames, outermost first
@@ -76,13 +79,13 @@ type ufn struct {
 
 // open is a frame that has been entered and not yet left.
 type open struct {
-	frame int   // index in rec.Frames
+	frame int   // index in r.frames
 	off   int64 // frame's CFA relative to the goroutine's stack top: stable when the stack moves
 }
 
 // spawn is a goroutine created by a recorded frame, not started yet.
 type spawn struct {
-	by   int    // index in rec.Frames of the frame that ran the go statement
+	by   int    // index in r.frames of the frame that ran the go statement
 	seq  uint64 // when it ran
 	site trace.Pos
 	// indirect: library code ran the go statement for the frame (t.Run).
@@ -278,8 +281,8 @@ func (r *recorder) run(ctx context.Context) (int, error) {
 				return 0, err
 			}
 		}
-		if r.opts.Progress != nil && len(r.rec.Frames)%4096 == 0 && len(r.rec.Frames) > 0 {
-			r.opts.Progress(len(r.rec.Frames))
+		if r.opts.Progress != nil && len(r.frames)%4096 == 0 && len(r.frames) > 0 {
+			r.opts.Progress(len(r.frames))
 		}
 	}
 }
@@ -359,7 +362,7 @@ func (r *recorder) enter(th proc.Thread, g *proc.G) {
 	}
 	caller, site, indirect, spawned := r.callerOf(th, g, st, stack)
 	if caller >= 0 {
-		f.Caller = r.rec.Frames[caller].FID
+		f.Caller = r.frames[caller].FID
 		f.CallSite = site
 		f.Spawn = spawned
 		f.Indirect = indirect
@@ -372,9 +375,9 @@ func (r *recorder) enter(th proc.Thread, g *proc.G) {
 			f.Args = convertVars(filterVars(vars, false))
 		}
 	}
-	r.rec.Frames = append(r.rec.Frames, f)
-	r.stacks[g.ID] = append(r.stacks[g.ID], open{frame: len(r.rec.Frames) - 1, off: off})
-	if len(r.rec.Frames) >= r.lim.MaxFrames {
+	r.frames = append(r.frames, f)
+	r.stacks[g.ID] = append(r.stacks[g.ID], open{frame: len(r.frames) - 1, off: off})
+	if len(r.frames) >= r.lim.MaxFrames {
 		r.full = true
 	}
 }
@@ -399,7 +402,7 @@ func (r *recorder) callerOf(th proc.Thread, g *proc.G, st []proc.Stackframe, sta
 				// site is where that frame was when the panic went through.
 				owner := deferOwner(deep[i-1].Current.Fn, st[0].Current.Fn)
 				for j := len(stack) - 1; j >= 0; j-- {
-					if r.rec.Frames[stack[j].frame].FID.Func != owner {
+					if r.frames[stack[j].frame].FID.Func != owner {
 						continue
 					}
 					site := trace.Pos{}
@@ -461,7 +464,7 @@ func (r *recorder) leave(th proc.Thread, g *proc.G) {
 	if len(stack) == 0 || stack[len(stack)-1].off != off {
 		return // entered before recording started, or after it stopped
 	}
-	f := r.rec.Frames[stack[len(stack)-1].frame]
+	f := r.frames[stack[len(stack)-1].frame]
 	r.stacks[g.ID] = stack[:len(stack)-1]
 	f.Exit = trace.Returned
 	f.ExitSeq = r.next()
@@ -483,7 +486,7 @@ func (r *recorder) unwindTo(goid int64, off int64, keepAt bool) []open {
 		if top.off > off || keepAt && top.off == off {
 			break
 		}
-		r.unwound(goid, r.rec.Frames[top.frame])
+		r.unwound(goid, r.frames[top.frame])
 		unwound = true
 		stack = stack[:len(stack)-1]
 	}
@@ -599,7 +602,7 @@ func (r *recorder) fatalStop(th proc.Thread) {
 				e.Func = r.funcs[fr.Current.Fn].name
 				for j := len(stack) - 1; j >= 0; j-- {
 					if stack[j].off == fr.FrameOffset() {
-						e.FID = r.rec.Frames[stack[j].frame].FID
+						e.FID = r.frames[stack[j].frame].FID
 						if info.Frame.IsZero() {
 							info.Frame = e.FID
 						}
@@ -641,7 +644,7 @@ func (r *recorder) finish(status int, ctxErr error) {
 	}
 	for goid, stack := range r.stacks {
 		for _, o := range stack {
-			f := r.rec.Frames[o.frame]
+			f := r.frames[o.frame]
 			switch {
 			case r.fatal != nil && goid == r.fatal.Goroutine:
 				f.Exit, f.Panic = trace.Panicked, r.fatal.Value
@@ -656,6 +659,9 @@ func (r *recorder) finish(status int, ctxErr error) {
 		}
 	}
 	out.FailedTests = failedTests(out.Stdout)
+	for _, f := range r.frames {
+		r.rec.Add(f)
+	}
 	r.rec.Index()
 }
 

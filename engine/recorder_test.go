@@ -40,7 +40,7 @@ func frameSummary(f *trace.Frame) string {
 func TestRecordIndex(t *testing.T) {
 	rec, _ := record(t, "go", "run", "./testdata/initgen")
 	var got []string
-	for _, f := range rec.Frames {
+	for f := range rec.All {
 		got = append(got, frameSummary(f))
 	}
 	want := []string{
@@ -95,7 +95,8 @@ func TestRecordPanicOutcome(t *testing.T) {
 	if got := strings.Join(user, ", "); got != "main.(*Registry).Add#1 main.go:24, main.load#1 main.go:34, main.main#1 main.go:41" {
 		t.Fatalf("panic stack: %s", got)
 	}
-	for _, f := range rec.Frames[1:] {
+	for seq := 1; seq < rec.Len(); seq++ {
+		f := rec.At(seq)
 		if f.FID.Func != "main.NewRegistry" && (f.Exit != trace.Panicked || f.Panic != p.Value) {
 			t.Errorf("%s: exit %s panic %q, want unwound by the panic", f.FID, f.Exit, f.Panic)
 		}
@@ -134,8 +135,8 @@ func TestRecordTimeout(t *testing.T) {
 	if !rec.Outcome.Killed || !strings.Contains(rec.Partial, "timeout of 2s") {
 		t.Fatalf("killed=%v partial=%q", rec.Outcome.Killed, rec.Partial)
 	}
-	if len(rec.Frames) == 0 || !rec.HasFunc("main.(*poller).tick") {
-		t.Fatalf("the frames recorded before the timeout are lost: %d", len(rec.Frames))
+	if rec.Len() == 0 || !rec.HasFunc("main.(*poller).tick") {
+		t.Fatalf("the frames recorded before the timeout are lost: %d", rec.Len())
 	}
 	if d := time.Since(start); d > 60*time.Second {
 		t.Fatalf("a 2s timeout took %s", d)
@@ -150,8 +151,8 @@ func TestRecordMaxFrames(t *testing.T) {
 	}
 	defer s.Close()
 	rec := s.Recording()
-	if len(rec.Frames) != 20 || !strings.Contains(rec.Partial, "only the first 20 frames") {
-		t.Fatalf("%d frames, partial %q", len(rec.Frames), rec.Partial)
+	if rec.Len() != 20 || !strings.Contains(rec.Partial, "only the first 20 frames") {
+		t.Fatalf("%d frames, partial %q", rec.Len(), rec.Partial)
 	}
 	if rec.Outcome.ExitCode != 0 || !strings.Contains(rec.Outcome.Stdout, "fib(10) = 55") {
 		t.Fatalf("the run did not go on to its end: %+v", rec.Outcome)

@@ -91,9 +91,9 @@ func StartIndex(rec *trace.Recording) int {
 	}
 	for _, name := range rec.Outcome.FailedTests {
 		top, _, _ := strings.Cut(name, "/")
-		for _, f := range rec.Frames {
-			if strings.HasSuffix(f.FID.Func, "."+top) {
-				return f.Seq
+		for seq := range rec.Len() {
+			if strings.HasSuffix(rec.FuncOf(seq), "."+top) {
+				return seq
 			}
 		}
 	}
@@ -104,10 +104,10 @@ func StartIndex(rec *trace.Recording) int {
 func (s *Session) Current() *trace.Frame {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.rec.Frames) == 0 {
+	if s.rec.Len() == 0 {
 		return nil
 	}
-	return s.rec.Frames[s.i]
+	return s.rec.At(s.i)
 }
 
 // Breakpoints returns B.
@@ -155,13 +155,13 @@ func (s *Session) Break(fn, src string) (int, error) {
 
 // names lists the argument and result names of fn's frames.
 func (s *Session) names(fn string) []string {
-	fs := s.rec.Invocations(fn)
-	if len(fs) == 0 {
+	seqs := s.rec.InvocationSeqs(fn)
+	if len(seqs) == 0 {
 		return nil
 	}
 	var out []string
 	seen := map[string]bool{}
-	for _, f := range fs[:1] {
+	for _, f := range []*trace.Frame{s.rec.At(int(seqs[0]))} {
 		for _, v := range append(append([]trace.Value(nil), f.Args...), f.Results...) {
 			name := condName(v.Name)
 			if !seen[name] {
@@ -180,8 +180,16 @@ func (s *Session) matchSeqs(bp Breakpoint) ([]int, error) {
 	var seqs []int
 	failures := 0
 	var first error
-	fs := s.rec.Invocations(bp.Func)
-	for _, f := range fs {
+	fs := s.rec.InvocationSeqs(bp.Func)
+	if bp.cond == nil {
+		seqs = make([]int, len(fs))
+		for i, seq := range fs {
+			seqs[i] = int(seq)
+		}
+		return seqs, nil
+	}
+	for _, seq := range fs {
+		f := s.rec.At(int(seq))
 		ok, err := matches(bp, f)
 		if err != nil {
 			failures++
@@ -280,7 +288,7 @@ func (s *Session) Prev(ctx context.Context) (*Nav, error) { return s.move(ctx, -
 
 func (s *Session) move(ctx context.Context, dir int) (*Nav, error) {
 	s.mu.Lock()
-	if len(s.rec.Frames) == 0 {
+	if s.rec.Len() == 0 {
 		s.mu.Unlock()
 		return nil, ErrNoFrames
 	}
@@ -306,7 +314,7 @@ func (s *Session) move(ctx context.Context, dir int) (*Nav, error) {
 
 // goTo builds the FLT of T[to] and, if that succeeds, sets i to it.
 func (s *Session) goTo(ctx context.Context, from, to int, note string) (*Nav, error) {
-	flt, err := s.FLT(ctx, s.rec.Frames[to])
+	flt, err := s.FLT(ctx, s.rec.At(to))
 	if err != nil {
 		return nil, err
 	}
@@ -342,7 +350,7 @@ func (s *Session) FirstMatch() (*trace.Frame, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if j := s.nextMatch(-1, +1); j >= 0 {
-		return s.rec.Frames[j], true
+		return s.rec.At(j), true
 	}
 	return nil, false
 }
@@ -362,12 +370,12 @@ func (s *Session) StepInto(ctx context.Context, fid trace.FID) (*Nav, error) {
 // StepOut moves i to the caller of T[i]; i is unchanged for a root frame.
 func (s *Session) StepOut(ctx context.Context) (*Nav, error) {
 	s.mu.Lock()
-	if len(s.rec.Frames) == 0 {
+	if s.rec.Len() == 0 {
 		s.mu.Unlock()
 		return nil, ErrNoFrames
 	}
 	from := s.i
-	cur := s.rec.Frames[from]
+	cur := s.rec.At(from)
 	s.mu.Unlock()
 	if cur.Parent < 0 {
 		note := fmt.Sprintf("%s is a root frame: it has no recorded caller; the inspected frame is unchanged", cur.FID)

@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -70,9 +69,10 @@ type benchResult struct {
 
 	InstrumentMS   *float64 `json:"instrument_ms,omitempty"`
 	InstrumentNote string   `json:"instrument_note,omitempty"`
-	// IndexBytes is the heap the instrumented recording keeps per frame
-	// without its argument and result values, ArgBytes what those take
-	// (trace.Values and their text), from the first run.
+	// IndexBytes is the memory the instrumented recording's index takes
+	// per frame without its argument and result values, ArgBytes what
+	// those take (value rows and their text), from the first run (see
+	// trace.Recording.IndexBytes and ValueBytes).
 	IndexBytes *float64 `json:"index_bytes_per_frame,omitempty"`
 	ArgBytes   *float64 `json:"arg_bytes_per_frame,omitempty"`
 
@@ -394,9 +394,6 @@ func (t *tailBuffer) String() string { return string(t.b) }
 func benchInstrument(ctx context.Context, cfg benchConfig, inst *engine.InstrumentedBuild, prog *engine.Program, rd *benchRound) string {
 	ctx, cancel := context.WithTimeout(ctx, cfg.timeout+time.Minute)
 	defer cancel()
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
 	start := time.Now()
 	rec, err := inst.Record(ctx, prog, engine.RecordOptions{Limits: engine.Limits{MaxFrames: cfg.maxFrames}, Timeout: cfg.timeout})
 	d := time.Since(start)
@@ -407,15 +404,12 @@ func benchInstrument(ctx context.Context, cfg benchConfig, inst *engine.Instrume
 		return "instrumented recording incomplete: " + rec.Partial
 	}
 	rd.instrument = &d
-	rd.instrumentFrames = len(rec.Frames)
-	if n := float64(len(rec.Frames)); n > 0 {
-		runtime.GC()
-		runtime.ReadMemStats(&after)
+	rd.instrumentFrames = rec.Len()
+	if n := float64(rec.Len()); n > 0 {
 		args := engine.ValueBytes(rec) / n
-		index := (float64(after.HeapAlloc)-float64(before.HeapAlloc))/n - args
+		index := float64(rec.IndexBytes()) / n
 		rd.indexBytes, rd.argBytes = &index, &args
 	}
-	runtime.KeepAlive(rec)
 	return ""
 }
 
@@ -434,7 +428,7 @@ func benchDelve(ctx context.Context, cfg benchConfig, prog *engine.Program, rd *
 		if err != nil {
 			return 0, 0, false, err
 		}
-		return d, len(rec.Frames), rec.Partial == "", nil
+		return d, rec.Len(), rec.Partial == "", nil
 	}
 	d, n, complete, err := record(cfg.delveMax)
 	if err != nil {
@@ -603,7 +597,7 @@ func firstLine(s string) string {
 var benchColumns = []string{"program", "frames", "native", "native -N -l", "instrument", "×native", "delve", "×native", "delve/instr", "dlv trace", "×native", "bytes/frame"}
 
 func writeBenchTable(w io.Writer, cfg benchConfig, results []*benchResult) {
-	fmt.Fprintf(w, "adi bench: %d run(s) of each; times are medians; ratios are medians of the ratios within each run; bytes/frame: the instrumented index's heap per frame + its argument and result values\n", cfg.runs)
+	fmt.Fprintf(w, "adi bench: %d run(s) of each; times are medians; ratios are medians of the ratios within each run; bytes/frame: the instrumented index's memory per frame + its argument and result values\n", cfg.runs)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, strings.Join(benchColumns, "\t"))
 	var notes []string
