@@ -445,12 +445,28 @@ func benchDelve(ctx context.Context, cfg benchConfig, prog *engine.Program, rd *
 		return "Delve recorder failed: " + firstLine(err.Error())
 	}
 	rd.delveFixed = &fixed
-	if rd.instrumentFrames == 0 || n < 2 {
-		return fmt.Sprintf("%d frames recorded in %s (bound reached); the whole run is not extrapolated without the instrumented frame count", n, d.Round(time.Millisecond))
+	full, note := delveEstimate(fixed, d, n, rd.instrumentFrames)
+	if note != "" {
+		return note
 	}
-	full := extrapolate(fixed, d, n, rd.instrumentFrames)
 	rd.delve, rd.delveExtrapolated = &full, true
 	return ""
+}
+
+// delveEstimate extrapolates a Delve recording cut after recorded frames
+// (bounded) to total frames, or says why it cannot.
+func delveEstimate(fixed, bounded time.Duration, recorded, total int) (time.Duration, string) {
+	if total == 0 || recorded < 2 {
+		return 0, fmt.Sprintf("%d frames recorded in %s (bound reached); the whole run is not extrapolated without the instrumented frame count",
+			recorded, bounded.Round(time.Millisecond))
+	}
+	if bounded <= fixed {
+		// The frames cost less than the noise of starting Delve: a line
+		// through two such points says nothing.
+		return 0, fmt.Sprintf("%d frames recorded in %s, no slower than 1 frame (%s): too few to extrapolate from (raise -delve-max)",
+			recorded, bounded.Round(time.Millisecond), fixed.Round(time.Millisecond))
+	}
+	return extrapolate(fixed, bounded, recorded, total), ""
 }
 
 // extrapolate estimates the time of a run of total frames from a run cut

@@ -200,6 +200,17 @@ func TestBenchExtrapolate(t *testing.T) {
 	if got := extrapolate(time.Second, 2*time.Second, 10, 5); got != 2*time.Second {
 		t.Errorf("a run that was not cut is its own figure: got %s", got)
 	}
+	if got, note := delveEstimate(500*time.Millisecond, 1500*time.Millisecond, 1001, 100_001); got != 100500*time.Millisecond || note != "" {
+		t.Errorf("delveEstimate = %s, %q; want 100.5s", got, note)
+	}
+	// A bounded run no slower than the 1-frame run (noise): no figure,
+	// never a negative one.
+	if got, note := delveEstimate(400*time.Millisecond, 380*time.Millisecond, 2, 600_000); got != 0 || !strings.Contains(note, "too few to extrapolate from (raise -delve-max)") {
+		t.Errorf("delveEstimate of a noisy bounded run = %s, %q; want no figure and a note", got, note)
+	}
+	if _, note := delveEstimate(time.Second, 2*time.Second, 100, 0); !strings.Contains(note, "without the instrumented frame count") {
+		t.Errorf("delveEstimate without a frame count: note %q", note)
+	}
 }
 
 func TestBenchBadFlags(t *testing.T) {
