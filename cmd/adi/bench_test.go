@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -280,6 +281,51 @@ func TestBenchDlvTrace(t *testing.T) {
 			t.Errorf("adi bench waited %s for a hanging dlv cut at 3s", d)
 		}
 	})
+}
+
+// TestBenchRealDlv fills the dlv trace column with the real dlv: the
+// version adi's go.mod pins, installed from the module proxy into a
+// temporary GOBIN (adi bench never installs it itself).
+func TestBenchRealDlv(t *testing.T) {
+	if testing.Short() {
+		t.Skip("installs dlv and records a program under it")
+	}
+	gobin := t.TempDir()
+	install := exec.Command("go", "install", "github.com/go-delve/delve/cmd/dlv@"+delveVersion(t))
+	install.Env = append(os.Environ(), "GOBIN="+gobin)
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Fatalf("go install dlv: %v\n%s", err, out)
+	}
+	t.Setenv("PATH", gobin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	out, _ := runBench(t, "-json", "-delve-time", "2m")
+	var rs []benchResult
+	if err := json.Unmarshal([]byte(out), &rs); err != nil || len(rs) != 1 {
+		t.Fatalf("adi bench -json: %v\n%s", err, out)
+	}
+	r := rs[0]
+	if r.DlvTraceMS == nil || r.DlvTraceExtrapolated || r.DlvTraceX == nil || r.InstrumentMS == nil {
+		t.Fatalf("dlv trace %v (extrapolated %v), ×native %v, note %q; instrumented %v: want a whole dlv trace run",
+			r.DlvTraceMS, r.DlvTraceExtrapolated, r.DlvTraceX, r.DlvTraceNote, r.InstrumentMS)
+	}
+	// 177 calls of fib and main's: dlv stops at each entry and return.
+	if *r.DlvTraceMS <= *r.InstrumentMS {
+		t.Errorf("dlv trace took %vms, the instrumented recording %vms: want dlv trace slower", *r.DlvTraceMS, *r.InstrumentMS)
+	}
+}
+
+// delveVersion is the version of github.com/go-delve/delve in adi's go.mod.
+func delveVersion(t *testing.T) string {
+	b, err := os.ReadFile(filepath.Join(repoRoot(t), "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "github.com/go-delve/delve" {
+			return f[1]
+		}
+	}
+	t.Fatal("go.mod does not require github.com/go-delve/delve")
+	return ""
 }
 
 // TestBenchProgram runs adi bench on one program of testdata/bench with
