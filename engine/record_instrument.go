@@ -161,6 +161,9 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 		resNames: make([][]trace.Str, len(in.sites)),
 	}
 	defer lessGC()()
+	if err := spill(b.rec, filepath.Join(work, "adi-index"), t.Enters, t.Values, opts.SpillAbove); err != nil {
+		return nil, err
+	}
 	b.rec.Grow(t.Enters, t.Values)
 	b.matchSpawns(t.Spawns)
 	if err := t.Each(func(r *instrument.Record) error { b.event(r); return nil }); err != nil {
@@ -168,6 +171,23 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 	}
 	b.finish(status, ctx.Err(), opts.Timeout, stdout.String(), stderr.String(), t.Stopped)
 	return b.rec, nil
+}
+
+// spill puts the index of frames frames and values values in a mapped file
+// at path when it would take more than above bytes (see
+// RecordOptions.SpillAbove).
+func spill(rec *trace.Recording, path string, frames, values int, above int64) error {
+	if above == 0 {
+		above = DefaultSpillAbove
+	}
+	// A row, a callee and a per-function entry a frame; a row and some
+	// text a value.
+	const frameBytes, valueBytes, textBytes = 56, 40, 8
+	size := int64(frames)*frameBytes + int64(values)*(valueBytes+textBytes)
+	if above < 0 || size <= above {
+		return nil
+	}
+	return rec.Spill(path, frames, values, values*textBytes)
 }
 
 // gcRaised counts the index builds running with the garbage collector's

@@ -7,10 +7,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/adi-go/adi/engine/target"
 	"github.com/adi-go/adi/engine/trace"
 )
 
@@ -314,4 +317,59 @@ func TestInstrumentFilesTarget(t *testing.T) {
 	if !rec.HasFunc(pkg+"TestIndex") || rec.HasFunc(pkg+"TestPrimes") || strings.Join(rec.Outcome.FailedTests, ",") != "TestIndex" {
 		t.Fatalf("functions %v, failed %v", rec.Funcs(), rec.Outcome.FailedTests)
 	}
+}
+
+// TestInstrumentSpill records testdata/bench/fib (635,623 frames) with
+// its index on the heap and in a mapped file (as an index over
+// RecordOptions.SpillAbove is): the two hold the same frames, and the
+// spilled one leaves little on the heap.
+func TestInstrumentSpill(t *testing.T) {
+	spec, err := target.Parse([]string{"go", "run", "./testdata/bench/fib"}, repoRoot(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	ctx := context.Background()
+	built, err := spec.Build(ctx, work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := &Program{Path: built.Path, Args: built.Args, Dir: built.Dir, ModulePath: built.ModulePath}
+	inst, err := BuildInstrumented(ctx, spec, work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	record := func(spillAbove int64) (*trace.Recording, float64) {
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		rec, err := inst.Record(ctx, prog, RecordOptions{Limits: Limits{MaxFrames: 2_000_000}, SpillAbove: spillAbove})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		return rec, (float64(after.HeapAlloc) - float64(before.HeapAlloc)) / float64(rec.Len())
+	}
+	heap, heapBytes := record(-1)
+	spilled, spilledBytes := record(1)
+	if heap.Spilled() || !spilled.Spilled() {
+		t.Fatalf("Spilled(): %v with SpillAbove -1, %v with 1", heap.Spilled(), spilled.Spilled())
+	}
+	if heap.Len() < 600_000 || heap.Len() != spilled.Len() {
+		t.Fatalf("%d frames on the heap, %d spilled", heap.Len(), spilled.Len())
+	}
+	for i := 0; i < heap.Len(); i++ {
+		a, b := heap.At(i), spilled.At(i)
+		if !reflect.DeepEqual(a, b) {
+			t.Fatalf("frame %d: heap %+v, spilled %+v", i, a, b)
+		}
+	}
+	t.Logf("heap per frame: %.1f bytes with the index on the heap, %.1f spilled", heapBytes, spilledBytes)
+	// What stays on the heap is the per-function lists (4 bytes a frame).
+	if spilledBytes > 16 || spilledBytes > heapBytes/4 {
+		t.Errorf("a spilled index keeps %.1f bytes a frame on the heap (%.1f on the heap), want under 16", spilledBytes, heapBytes)
+	}
+	runtime.KeepAlive(heap)
+	runtime.KeepAlive(spilled)
 }

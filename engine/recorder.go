@@ -27,7 +27,15 @@ type RecordOptions struct {
 	Output OutputFunc
 	// Progress, when set, is called every few thousand frames.
 	Progress func(frames int)
+	// SpillAbove is the size of index (bytes) above which the
+	// instrumenting recorder keeps it in a mapped file, not the Go heap
+	// (0: DefaultSpillAbove; negative: never).
+	SpillAbove int64
 }
+
+// DefaultSpillAbove is the size of index above which it goes to a mapped
+// file (see RecordOptions.SpillAbove).
+const DefaultSpillAbove = 1 << 30
 
 // Breakpoint roles of the recorder.
 const (

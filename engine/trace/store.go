@@ -125,6 +125,9 @@ type store struct {
 	// pendingCaller (Add), and, after Index, of frames whose caller is
 	// not in the recording.
 	callers map[int32]FID
+	// mapped is set when rows, kids, vals and text are in a mapped file
+	// (Spill), unmapped when the recording is collected.
+	mapped bool
 }
 
 // Len is the number of frames.
@@ -519,11 +522,20 @@ func (r *Recording) SpawnOf(seq int) bool { return r.rows[seq].flags&flagSpawn !
 
 // Children returns the Seqs of frame seq's callees (and the first frames
 // of the goroutines it spawned) in run order. The recording must be
-// indexed; the slice is the recording's own.
+// indexed. The slice is the recording's own, but for a spilled recording
+// (a copy: the mapping goes with the recording).
 func (r *Recording) Children(seq int) []int32 {
 	if !r.indexed || seq < 0 || seq >= len(r.rows) {
 		return nil
 	}
+	if r.mapped {
+		return slices.Clone(r.kidsOf(seq))
+	}
+	return r.kidsOf(seq)
+}
+
+// kidsOf is Children's slice of r.kids.
+func (r *Recording) kidsOf(seq int) []int32 {
 	end := uint32(len(r.kids))
 	if seq+1 < len(r.rows) {
 		end = r.rows[seq+1].kids
@@ -561,7 +573,9 @@ func (r *Recording) Keep(keep []bool) {
 	old := r.store
 	r.rows = make([]row, 0, n)
 	r.vals = make([]vrow, 0, len(old.vals)*n/max(1, len(old.rows)))
-	r.text = nil
+	// On the heap from now on (a spilled recording's mapping stays until
+	// the recording is collected).
+	r.text, r.kids, r.mapped = nil, nil, false
 	r.deep, r.panics, r.spawnSeq, r.callers = nil, nil, nil, nil
 	copyVals := func(first uint32, k uint16) uint32 {
 		start := uint32(len(r.vals))
@@ -683,7 +697,7 @@ func (r *Recording) Index() {
 		}
 	}
 	for p := range spawners {
-		if kids := r.Children(int(p)); !slices.IsSortedFunc(kids, byRunOrder) {
+		if kids := r.kidsOf(int(p)); !slices.IsSortedFunc(kids, byRunOrder) {
 			slices.SortStableFunc(kids, byRunOrder)
 		}
 	}

@@ -1,7 +1,11 @@
 package trace
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 	"unsafe"
 )
@@ -135,5 +139,51 @@ func TestStoreRowSize(t *testing.T) {
 	}
 	if n := unsafe.Sizeof(vrow{}); n != 40 {
 		t.Errorf("a value's row is %d bytes, want 40", n)
+	}
+}
+
+// TestStoreSpill builds the same recording on the heap and in a mapped
+// file: every frame reads back the same, values set later and frames past
+// the size given included; and the spill file is gone from the directory.
+func TestStoreSpill(t *testing.T) {
+	var frames []*Frame
+	frames = append(frames, &Frame{FID: FID{"main.main", 1}, Decl: Pos{"/src/main.go", 3}, Exit: Returned})
+	for i := 1; i <= 300; i++ {
+		frames = append(frames, &Frame{FID: FID{"main.f", i}, Caller: FID{"main.main", 1}, EntrySeq: uint64(2 * i),
+			ExitSeq: uint64(2*i + 1), CallSite: Pos{"/src/main.go", 5}, Decl: Pos{"/src/main.go", 9}, Exit: Returned,
+			Args:    []Value{{Name: "s", Type: "string", Kind: KindString, Text: `"` + strings.Repeat("x", i%40) + `"`, Len: int64(i % 40)}},
+			Results: []Value{{Name: "~r0", Type: "int", Kind: KindInt, Text: strconv.Itoa(i)}}})
+	}
+	heap := NewRecording(frames...)
+	dir := t.TempDir()
+	spilled := &Recording{}
+	// Sized for 200 frames: the last 101 go to the heap.
+	if err := spilled.Spill(filepath.Join(dir, "index"), 200, 400, 2000); err != nil {
+		t.Fatal(err)
+	}
+	if !spilled.Spilled() {
+		t.Fatal("Spilled() = false after Spill")
+	}
+	for _, f := range frames {
+		spilled.Add(f)
+	}
+	spilled.Index()
+	full := Value{Name: "s", Type: "string", Kind: KindString, Text: `"filled in"`, Len: 9}
+	for _, r := range []*Recording{heap, spilled} {
+		r.SetArg(7, 0, full)
+	}
+	for i := range heap.Len() {
+		if a, b := heap.At(i), spilled.At(i); !reflect.DeepEqual(a, b) {
+			t.Fatalf("frame %d: heap %+v, spilled %+v", i, a, b)
+		}
+	}
+	if a, b := heap.Children(0), spilled.Children(0); !reflect.DeepEqual(a, b) || len(b) != 300 {
+		t.Errorf("children of main: heap %d, spilled %d", len(a), len(b))
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("the spill file is left in %s: %v", dir, entries)
+	}
+	if err := spilled.Spill(filepath.Join(dir, "again"), 10, 10, 10); err == nil {
+		t.Error("Spill of a recording with frames: no error")
 	}
 }

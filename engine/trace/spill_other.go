@@ -1,0 +1,14 @@
+//go:build !unix
+
+package trace
+
+import (
+	"errors"
+	"os"
+)
+
+func mmap(*os.File, int) ([]byte, error) {
+	return nil, errors.New("mapping files is supported on unix systems only")
+}
+
+func unmap([]byte) {}
