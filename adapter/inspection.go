@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -34,23 +33,12 @@ func (s *session) onThreads(r *dap.ThreadsRequest) error {
 		return err
 	}
 	rec := d.Recording()
-	first := map[int64]trace.FID{}
-	for seq := range rec.Len() {
-		if g := rec.GoroutineOf(seq); first[g].IsZero() {
-			first[g] = rec.FIDOf(seq)
-		}
-	}
-	ids := make([]int64, 0, len(first))
-	for g := range first {
-		ids = append(ids, g)
-	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
 	threads := []dap.Thread{}
-	for _, g := range ids {
+	for _, g := range rec.Goroutines() {
 		if len(threads) == maxThreads {
 			break
 		}
-		threads = append(threads, dap.Thread{Id: int(g), Name: fmt.Sprintf("goroutine %d: %s", g, first[g])})
+		threads = append(threads, dap.Thread{Id: int(g.ID), Name: fmt.Sprintf("goroutine %d: %s", g.ID, rec.FIDOf(g.First))})
 	}
 	if len(threads) == 0 {
 		threads = append(threads, dap.Thread{Id: 1, Name: "goroutine 1"})

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 )
 
 // StackEntry is one frame of the stack of a panic or failure.
@@ -54,6 +55,8 @@ type Recording struct {
 	// panicked are the Seqs of the frames that panicked (few, usually):
 	// renderings count the panicked callees of a wide frame from them.
 	panicked []int
+	// starts caches Goroutines (nil until asked, reset by Index).
+	starts atomic.Pointer[[]GoroutineStart]
 }
 
 // RunOrder is when the caller made the call that started f: for a spawned

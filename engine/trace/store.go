@@ -130,6 +130,35 @@ type store struct {
 	mapped bool
 }
 
+// GoroutineStart is a goroutine of the run and its first recorded frame.
+type GoroutineStart struct {
+	ID    int64
+	First int // Seq
+}
+
+// Goroutines lists the goroutines that ran recorded frames, by id, each
+// with its first frame.
+func (r *Recording) Goroutines() []GoroutineStart {
+	if p := r.starts.Load(); p != nil {
+		return *p
+	}
+	first := map[int32]int{}
+	for seq := range r.rows {
+		if _, ok := first[r.rows[seq].goroutine]; !ok {
+			first[r.rows[seq].goroutine] = seq
+		}
+	}
+	out := make([]GoroutineStart, 0, len(first))
+	for g, seq := range first {
+		out = append(out, GoroutineStart{ID: int64(g), First: seq})
+	}
+	slices.SortFunc(out, func(a, b GoroutineStart) int { return cmp.Compare(a.ID, b.ID) })
+	if r.indexed {
+		r.starts.Store(&out)
+	}
+	return out
+}
+
 // Len is the number of frames.
 func (r *Recording) Len() int { return len(r.rows) }
 
@@ -633,6 +662,7 @@ func (r *Recording) Keep(keep []bool) {
 // callers named by FID. The recorder calls it once all frames are in.
 func (r *Recording) Index() {
 	r.indexed, r.unordered = true, false
+	r.starts.Store(nil)
 	r.panicked = r.panicked[:0]
 	counts := make([]int32, len(r.funcs))
 	for i := range r.rows {

@@ -64,6 +64,12 @@ func TestStoreRoundTrip(t *testing.T) {
 	if seqs := r.InvocationSeqs("main.load"); !reflect.DeepEqual(seqs, []int32{1, 3}) {
 		t.Errorf("InvocationSeqs(main.load) = %v, want [1 3]", seqs)
 	}
+	want := []GoroutineStart{{ID: 1, First: 0}, {ID: 7, First: 2}}
+	for range 2 { // made, then cached
+		if got := r.Goroutines(); !reflect.DeepEqual(got, want) {
+			t.Errorf("Goroutines() = %v, want %v", got, want)
+		}
+	}
 }
 
 // TestStoreSetValues replaces values the way an FLT fills in what the
