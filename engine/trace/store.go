@@ -13,7 +13,10 @@ import (
 // Strings that repeat (function names, value names and types, file names)
 // are interned. A *Frame is made from the store when it is asked for (At,
 // Lookup): the garbage collector never scans the index, and a run of a
-// million frames takes some 56 bytes a frame plus its values.
+// million frames takes some 56 bytes a frame plus its values. Entry and
+// exit sequence numbers and goroutine ids are kept in 32 bits: far more
+// than the frames a recording can hold (the recorders stop at a frame
+// limit, the record file at 2 GiB).
 
 // row is one frame in the store.
 type row struct {
@@ -83,26 +86,19 @@ const (
 var valueKinds = [...]Kind{"", KindBool, KindInt, KindUint, KindFloat, KindComplex, KindString,
 	KindPointer, KindStruct, KindArray, KindSlice, KindMap, KindChan, KindFunc, KindInterface, KindOther}
 
+// kindCode is k's index in valueKinds (KindOther's for a kind not there).
 func kindCode(k Kind) uint8 {
-	switch k {
-	case KindInt:
-		return 2
-	case KindString:
-		return 6
+	if i := slices.Index(valueKinds[:], k); i >= 0 {
+		return uint8(i)
 	}
-	for i, c := range valueKinds {
-		if c == k {
-			return uint8(i)
-		}
-	}
-	return uint8(len(valueKinds) - 1) // KindOther
+	return uint8(len(valueKinds) - 1)
 }
 
 // deepValue is what a value row cannot hold.
 type deepValue struct {
 	children []Value
 	err      string
-	kind     Kind // a kind outside valueKinds
+	kind     Kind // exact, also outside valueKinds
 }
 
 // store is the column store of a Recording.
