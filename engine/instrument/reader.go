@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 	"os"
 	"sort"
 	"strconv"
@@ -308,30 +309,49 @@ type decoder struct {
 
 var errShort = errors.New("truncated record")
 
+// uvarint reads a prefix varint (see package adirt): one 8-byte load
+// where the chunk has 8 bytes left.
 func (d *decoder) uvarint() uint64 {
-	if d.err != nil {
-		return 0
+	if i := d.i; i+9 <= len(d.b) {
+		b := d.b[i : i+9]
+		if b[0] != 0 {
+			n := bits.TrailingZeros8(b[0]) + 1
+			d.i += n
+			sh := 64 - 8*n
+			return binary.LittleEndian.Uint64(b) << sh >> (sh + n)
+		}
+		d.i += 9
+		return binary.LittleEndian.Uint64(b[1:])
 	}
-	if d.i < len(d.b) && d.b[d.i] < 0x80 {
-		d.i++
-		return uint64(d.b[d.i-1])
-	}
-	v, n := binary.Uvarint(d.b[d.i:])
-	if n <= 0 {
+	return d.uvarintTail()
+}
+
+// uvarintTail reads a prefix varint near the end of the chunk.
+func (d *decoder) uvarintTail() uint64 {
+	if d.i >= len(d.b) {
 		d.err = errShort
 		return 0
 	}
+	n := 9
+	if b0 := d.b[d.i]; b0 != 0 {
+		n = bits.TrailingZeros8(b0) + 1
+	}
+	if d.i+n > len(d.b) {
+		d.err = errShort
+		return 0
+	}
+	var w [9]byte
+	copy(w[:], d.b[d.i:d.i+n])
 	d.i += n
-	return v
+	if n == 9 {
+		return binary.LittleEndian.Uint64(w[1:])
+	}
+	return binary.LittleEndian.Uint64(w[:8]) >> n
 }
 
 func (d *decoder) varint() int64 {
 	u := d.uvarint()
-	v := int64(u >> 1)
-	if u&1 != 0 {
-		v = ^v
-	}
-	return v
+	return int64(u>>1) ^ -int64(u&1)
 }
 
 func (d *decoder) byte1() byte {
@@ -452,18 +472,19 @@ func (d *decoder) skipRecord(k byte, r *Record) {
 
 // over reads over n varints.
 func (d *decoder) over(n int) {
-	for ; n > 0 && d.err == nil; n-- {
-		for {
-			if d.i >= len(d.b) {
-				d.err = errShort
-				return
-			}
-			c := d.b[d.i]
-			d.i++
-			if c < 0x80 {
-				break
-			}
+	for ; n > 0; n-- {
+		if d.i >= len(d.b) {
+			d.err = errShort
+			return
 		}
+		if b0 := d.b[d.i]; b0 != 0 {
+			d.i += bits.TrailingZeros8(b0) + 1
+		} else {
+			d.i += 9
+		}
+	}
+	if d.i > len(d.b) {
+		d.err = errShort
 	}
 }
 

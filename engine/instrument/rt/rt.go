@@ -11,13 +11,21 @@
 // os.Exit, log.Fatal or a fatal signal, since the pages belong to the file.
 // Without ADI_TRACE_FILE the hooks do nothing.
 //
+// Numbers are prefix varints: the count n (1 to 9) of bytes is one more
+// than the number of trailing zero bits of the first byte, and for n ≤ 8
+// the value is the n bytes read little-endian, shifted right by n (56 bits
+// at most); for n = 9 (a zero first byte) the value is the next 8 bytes.
+// A number of 7k bits takes k bytes, as in LEB128, but is written and read
+// with one 8-byte access instead of a loop over its bytes. Signed numbers
+// are zigzag-encoded first.
+//
 // The hooks never call user code: values are read by kind (basic kinds by
 // value, strings up to a bound, pointers as nil or not, lengths of slices
 // and maps).
 package adirt
 
 import (
-	"encoding/binary"
+	"math/bits"
 	"os"
 	"reflect"
 	"runtime"
@@ -59,6 +67,9 @@ const (
 	segSize   = 4 << 20
 	// maxRecord bounds one record; a chunk with less room left is closed.
 	maxRecord = 4 << 10
+	// slack is the room kept past a record for the 8-byte stores of its
+	// last numbers.
+	slack = 16
 	gtabBits  = 16
 	ttabBits  = 12
 	maxChain  = 64
@@ -70,10 +81,27 @@ type G struct {
 	gp    uintptr
 	goid  int64
 	stack []uintptr // offsets of the open frames from the stack top
-	buf   []byte    // the goroutine's current chunk
-	pos   int
-	last  uint64 // the number of the last record in the chunk
+	// base is the goroutine's current chunk (nil if none), pos where its
+	// next record goes, end its size.
+	base     unsafe.Pointer
+	pos, end int
+	last     uint64 // the number of the last record in the chunk
 }
+
+// wp is a write position in a chunk: memory of the mapped file, never of
+// the Go heap. Writers take and return it so that it stays in a register
+// across the fields of a record (stores through it could alias a G's
+// fields, which would otherwise be reloaded after each).
+type wp struct{ p unsafe.Pointer }
+
+// at is where the goroutine's next record goes.
+func (s *G) at() wp { return wp{unsafe.Add(s.base, s.pos)} }
+
+// done ends the record being written at p.
+func (s *G) done(p wp) { s.pos = s.off(p) }
+
+// off is the offset of p in the goroutine's chunk.
+func (s *G) off(p wp) int { return int(uintptr(p.p) - uintptr(s.base)) }
 
 // F is the token an entry hook returns to the exit hook of the same frame.
 type F struct {
@@ -169,7 +197,7 @@ func stackLo(gp uintptr) uintptr { return peek(gp) }
 
 // room makes sure the goroutine's chunk has room for a record.
 func (s *G) room() bool {
-	if s.pos+maxRecord <= len(s.buf) {
+	if s.pos+maxRecord+slack <= s.end {
 		return true
 	}
 	return s.newChunk()
@@ -184,7 +212,7 @@ func (s *G) newChunk() bool {
 	defer mu.Unlock()
 	if len(seg) < chunkSize {
 		if fileSize+segSize > maxFile {
-			s.buf, s.pos = nil, 0
+			s.base, s.pos, s.end = nil, 0, 0
 			if !stopped.Swap(true) {
 				writeStop()
 			}
@@ -199,8 +227,9 @@ func (s *G) newChunk() bool {
 		fileSize += segSize
 		seg = m
 	}
-	s.buf, seg = seg[:chunkSize:chunkSize], seg[chunkSize:]
-	s.pos, s.last = 0, 0
+	s.base, s.pos, s.end = unsafe.Pointer(unsafe.SliceData(seg)), 0, chunkSize
+	seg = seg[chunkSize:]
+	s.last = 0
 	return true
 }
 
@@ -209,51 +238,51 @@ func writeStop() {
 	file.WriteAt([]byte{recStop}, fileSize)
 }
 
-func (s *G) byte1(b byte) {
-	s.buf[s.pos] = b
-	s.pos++
+func (p wp) byte1(b byte) wp {
+	*(*byte)(p.p) = b
+	return wp{unsafe.Add(p.p, 1)}
 }
 
-func (s *G) uvarint(v uint64) {
-	// One load and one store of s.pos per number, not per byte.
-	s.pos += binary.PutUvarint(s.buf[s.pos:], v)
-}
-
-func (s *G) varint(v int64) {
-	u := uint64(v) << 1
-	if v < 0 {
-		u = ^u
+// uvarint writes v as a prefix varint (see the package comment) with one
+// unaligned 8-byte store: a record always has slack past its end.
+func (p wp) uvarint(v uint64) wp {
+	if v < 1<<56 {
+		n := (bits.Len64(v|1) + 6) / 7
+		*(*uint64)(p.p) = v<<n | 1<<(n-1)
+		return wp{unsafe.Add(p.p, n)}
 	}
-	s.uvarint(u)
+	*(*byte)(p.p) = 0
+	*(*uint64)(unsafe.Add(p.p, 1)) = v
+	return wp{unsafe.Add(p.p, 9)}
 }
 
-func (s *G) str(v string, max int) {
-	s.uvarint(uint64(len(v)))
+func (p wp) varint(v int64) wp {
+	return p.uvarint(uint64(v<<1) ^ uint64(v>>63))
+}
+
+func (p wp) str(v string, max int) wp {
+	p = p.uvarint(uint64(len(v)))
 	if len(v) > max {
 		v = v[:max]
 	}
-	s.uvarint(uint64(len(v)))
-	s.pos += copy(s.buf[s.pos:], v)
+	p = p.uvarint(uint64(len(v)))
+	copy(unsafe.Slice((*byte)(p.p), len(v)), v)
+	return wp{unsafe.Add(p.p, len(v))}
 }
 
-// begin starts a record of kind k on the current goroutine; it returns the
-// goroutine's state, nil when nothing is recorded.
-func begin(s *G, k byte) bool {
+// begin starts a record of kind k on goroutine s; it returns where the
+// rest of the record goes, false when nothing is recorded.
+func begin(s *G, k byte) (wp, bool) {
 	if !s.room() {
-		return false
+		return wp{}, false
 	}
-	s.byte1(k)
-	s.seq()
-	s.varint(s.goid)
-	return true
-}
-
-// seq numbers a record: the difference from the last number written in
-// the chunk (small), or the number itself at the start of a chunk.
-func (s *G) seq() {
 	n := seq.Add(1)
-	s.uvarint(n - s.last)
+	p := s.at().byte1(k)
+	// The record's number: the difference from the last one of the
+	// chunk (small), or the number itself at the start of a chunk.
+	p = p.uvarint(n - s.last)
 	s.last = n
+	return p.varint(s.goid), true
 }
 
 // root is called at an entry with no open frame: the goroutine may be a new
@@ -299,16 +328,14 @@ func (s *G) root() {
 			parentStack = stackOf(parent)
 		}
 	}
-	if !s.room() {
+	p, ok := begin(s, recGInfo)
+	if !ok {
 		return
 	}
-	s.byte1(recGInfo)
-	s.seq()
-	s.varint(s.goid)
-	s.varint(parent)
-	s.str(creator, 1024)
-	s.str(site, 1024)
-	s.str(parentStack, maxRecord-2100)
+	p = p.varint(parent)
+	p = p.str(creator, 1024)
+	p = p.str(site, 1024)
+	s.done(p.str(parentStack, maxRecord-2100))
 }
 
 // isUserFunc reports whether a function name (as tracebacks print it)
@@ -354,205 +381,215 @@ func stackOf(goid int64) string {
 	return ""
 }
 
-// enter records the entry of a frame; gp..coff are from frames().
-func enter(site uint64, gp, pcF, pcCaller, off, coff uintptr) (F, *G) {
+// enter records the entry of a frame; gp..coff are from frames(). The
+// caller writes the values and sets s.p to the returned position.
+func enter(site uint64, gp, pcF, pcCaller, off, coff uintptr) (F, *G, wp) {
 	if !enabled || stopped.Load() {
-		return F{}, nil
+		return F{}, nil, wp{}
 	}
 	s := lookup(gp)
 	if s == nil {
-		return F{}, nil
+		return F{}, nil, wp{}
 	}
 	if len(s.stack) == 0 {
 		s.root()
 	}
-	if !begin(s, recEnter) {
-		return F{}, nil
+	p, ok := begin(s, recEnter)
+	if !ok {
+		return F{}, nil, wp{}
 	}
 	// Frames deeper than this one are gone (left without their exit hook).
-	for len(s.stack) > 0 && s.stack[len(s.stack)-1] >= off {
-		s.stack = s.stack[:len(s.stack)-1]
+	stack := s.stack
+	for len(stack) > 0 && stack[len(stack)-1] >= off {
+		stack = stack[:len(stack)-1]
 	}
 	// A PC in the function, once per site: the site says the rest.
 	if site < numSites && siteSeen[site].Load() {
-		s.uvarint(site << 1)
+		p = p.uvarint(site << 1)
 	} else {
-		s.uvarint(site<<1 | 1)
-		s.uvarint(uint64(pcF))
+		p = p.uvarint(site<<1 | 1)
+		p = p.uvarint(uint64(pcF))
 		if site < numSites {
 			siteSeen[site].Store(true)
 		}
 	}
-	s.uvarint(uint64(off))
-	s.uvarint(uint64(pcCaller))
-	s.varint(int64(off - coff))
-	if n := len(s.stack); n > 0 && s.stack[n-1] != coff {
-		// Library code (or the runtime) stands between the innermost open
-		// frame and this one: record the return addresses up to it.
-		top := s.stack[n-1]
-		// Nothing below moves the stack (peek is a leaf).
-		lo, hi := stackLo(gp), stackHi(gp)
-		b := hi - off
-		var pcs [maxChain]uintptr
-		var offs [maxChain]uintptr
-		k := 0
-		for k < maxChain && b >= lo && b < hi {
-			pcs[k] = peek(b + 8)
-			b = peek(b)
-			offs[k] = hi - b
-			k++
-			if hi-b == top || b < lo || b >= hi {
-				break
-			}
-		}
-		s.uvarint(uint64(k))
-		for i := 0; i < k; i++ {
-			s.uvarint(uint64(pcs[i]))
-			s.uvarint(uint64(offs[i]))
-		}
+	p = p.uvarint(uint64(off))
+	p = p.uvarint(uint64(pcCaller))
+	p = p.varint(int64(off - coff))
+	if n := len(stack); n > 0 && stack[n-1] != coff {
+		p = chain(p, gp, off, stack[n-1])
 	} else {
-		s.uvarint(0)
+		p = p.byte1(1) // 0 as a varint
 	}
-	s.stack = append(s.stack, off)
-	return F{g: s, off: off}, s
+	s.stack = append(stack, off)
+	return F{g: s, off: off}, s, p
 }
 
-// leave records the exit of frame f; pc is from exitFrames().
-func leave(f F, pc uintptr) bool {
+// chain writes the return addresses from the frame at off up to the
+// innermost open frame, at top: library code (or the runtime) stands
+// between them.
+func chain(p wp, gp, off, top uintptr) wp {
+	// Nothing below moves the stack (peek is a leaf).
+	lo, hi := stackLo(gp), stackHi(gp)
+	b := hi - off
+	var pcs [maxChain]uintptr
+	var offs [maxChain]uintptr
+	k := 0
+	for k < maxChain && b >= lo && b < hi {
+		pcs[k] = peek(b + 8)
+		b = peek(b)
+		offs[k] = hi - b
+		k++
+		if hi-b == top || b < lo || b >= hi {
+			break
+		}
+	}
+	p = p.uvarint(uint64(k))
+	for i := 0; i < k; i++ {
+		p = p.uvarint(uint64(pcs[i]))
+		p = p.uvarint(uint64(offs[i]))
+	}
+	return p
+}
+
+// leave records the exit of frame f; pc is from exitFrames(). The caller
+// writes the values and sets s.p to the returned position.
+func leave(f F, pc uintptr) (wp, bool) {
 	s := f.g
-	if s == nil || !begin(s, recExit) {
-		return false
+	p, ok := begin(s, recExit)
+	if !ok {
+		return wp{}, false
 	}
-	for len(s.stack) > 0 && s.stack[len(s.stack)-1] >= f.off {
-		s.stack = s.stack[:len(s.stack)-1]
+	stack := s.stack
+	for len(stack) > 0 && stack[len(stack)-1] >= f.off {
+		stack = stack[:len(stack)-1]
 	}
-	s.uvarint(uint64(f.off))
-	s.uvarint(uint64(pc))
-	return true
+	s.stack = stack
+	p = p.uvarint(uint64(f.off))
+	return p.uvarint(uint64(pc)), true
 }
 
 // value records one argument or result, given by its address.
-func (s *G) value(p any) {
-	if s.pos+maxStr+1024 > len(s.buf) {
+func (s *G) value(p wp, a any) wp {
+	if s.off(p)+maxStr+1024+slack > s.end {
 		// No room left in the record: an unknown type, no value.
-		s.uvarint(1 << 32)
-		s.byte1(tagOther)
-		return
+		return p.uvarint(1 << 32).byte1(tagOther)
 	}
 	// p is only read through unsafe: calling reflect on it would make
 	// every argument escape to the heap.
-	e := (*eface)(unsafe.Pointer(&p))
+	e := (*eface)(unsafe.Pointer(&a))
 	t := ttab[(uint64(uintptr(e.typ))*0x9E3779B97F4A7C15)>>(64-ttabBits)].Load()
 	if t == nil || t.typ != uintptr(e.typ) {
-		t = typeInfo(s, uintptr(e.typ))
+		t, p = typeInfo(p, uintptr(e.typ))
 	}
-	s.uvarint(t.id)
+	p = p.uvarint(t.id)
 	ptr := e.data
 	switch t.kind {
 	case reflect.Int:
-		s.byte1(tagInt)
-		s.varint(int64(*(*int)(ptr)))
+		p = p.byte1(tagInt)
+		p = p.varint(int64(*(*int)(ptr)))
 	case reflect.Int8:
-		s.byte1(tagInt)
-		s.varint(int64(*(*int8)(ptr)))
+		p = p.byte1(tagInt)
+		p = p.varint(int64(*(*int8)(ptr)))
 	case reflect.Int16:
-		s.byte1(tagInt)
-		s.varint(int64(*(*int16)(ptr)))
+		p = p.byte1(tagInt)
+		p = p.varint(int64(*(*int16)(ptr)))
 	case reflect.Int32:
-		s.byte1(tagInt)
-		s.varint(int64(*(*int32)(ptr)))
+		p = p.byte1(tagInt)
+		p = p.varint(int64(*(*int32)(ptr)))
 	case reflect.Int64:
-		s.byte1(tagInt)
-		s.varint(*(*int64)(ptr))
+		p = p.byte1(tagInt)
+		p = p.varint(*(*int64)(ptr))
 	case reflect.Uint, reflect.Uintptr:
-		s.byte1(tagUint)
-		s.uvarint(uint64(*(*uint)(ptr)))
+		p = p.byte1(tagUint)
+		p = p.uvarint(uint64(*(*uint)(ptr)))
 	case reflect.Uint8:
-		s.byte1(tagUint)
-		s.uvarint(uint64(*(*uint8)(ptr)))
+		p = p.byte1(tagUint)
+		p = p.uvarint(uint64(*(*uint8)(ptr)))
 	case reflect.Uint16:
-		s.byte1(tagUint)
-		s.uvarint(uint64(*(*uint16)(ptr)))
+		p = p.byte1(tagUint)
+		p = p.uvarint(uint64(*(*uint16)(ptr)))
 	case reflect.Uint32:
-		s.byte1(tagUint)
-		s.uvarint(uint64(*(*uint32)(ptr)))
+		p = p.byte1(tagUint)
+		p = p.uvarint(uint64(*(*uint32)(ptr)))
 	case reflect.Uint64:
-		s.byte1(tagUint)
-		s.uvarint(*(*uint64)(ptr))
+		p = p.byte1(tagUint)
+		p = p.uvarint(*(*uint64)(ptr))
 	case reflect.Float32:
-		s.byte1(tagFloat)
-		s.float(float64(*(*float32)(ptr)), 32)
+		p = p.byte1(tagFloat)
+		p = p.float(float64(*(*float32)(ptr)), 32)
 	case reflect.Float64:
-		s.byte1(tagFloat)
-		s.float(*(*float64)(ptr), 64)
+		p = p.byte1(tagFloat)
+		p = p.float(*(*float64)(ptr), 64)
 	case reflect.Complex64:
 		c := *(*complex64)(ptr)
-		s.byte1(tagComplex)
-		s.float(float64(real(c)), 32)
-		s.float(float64(imag(c)), 32)
+		p = p.byte1(tagComplex)
+		p = p.float(float64(real(c)), 32)
+		p = p.float(float64(imag(c)), 32)
 	case reflect.Complex128:
 		c := *(*complex128)(ptr)
-		s.byte1(tagComplex)
-		s.float(real(c), 64)
-		s.float(imag(c), 64)
+		p = p.byte1(tagComplex)
+		p = p.float(real(c), 64)
+		p = p.float(imag(c), 64)
 	case reflect.Bool:
 		if *(*bool)(ptr) {
-			s.byte1(tagTrue)
+			p = p.byte1(tagTrue)
 		} else {
-			s.byte1(tagFalse)
+			p = p.byte1(tagFalse)
 		}
 	case reflect.String:
-		s.byte1(tagString)
-		s.str(*(*string)(ptr), maxStr)
+		p = p.byte1(tagString)
+		p = p.str(*(*string)(ptr), maxStr)
 	case reflect.Pointer, reflect.UnsafePointer, reflect.Func:
 		if *(*uintptr)(ptr) == 0 {
-			s.byte1(tagNil)
+			p = p.byte1(tagNil)
 		} else {
-			s.byte1(tagNonNil)
+			p = p.byte1(tagNonNil)
 		}
 	case reflect.Map, reflect.Chan:
 		m := *(*unsafe.Pointer)(ptr)
 		if m == nil {
-			s.byte1(tagNil)
+			p = p.byte1(tagNil)
 			break
 		}
 		// The count is the first word of a map's and a channel's header;
 		// a channel's capacity is the second.
-		s.byte1(tagLen)
-		s.uvarint(uint64(*(*int)(m)))
+		p = p.byte1(tagLen)
+		p = p.uvarint(uint64(*(*int)(m)))
 		if t.kind == reflect.Chan {
-			s.uvarint(uint64(*(*int)(unsafe.Add(m, 8))))
+			p = p.uvarint(uint64(*(*int)(unsafe.Add(m, 8))))
 		} else {
-			s.uvarint(0)
+			p = p.uvarint(0)
 		}
 	case reflect.Slice:
 		h := (*sliceHeader)(ptr)
 		if h.data == nil {
-			s.byte1(tagNil)
+			p = p.byte1(tagNil)
 			break
 		}
-		s.byte1(tagLen)
-		s.uvarint(uint64(h.len))
-		s.uvarint(uint64(h.cap))
+		p = p.byte1(tagLen)
+		p = p.uvarint(uint64(h.len))
+		p = p.uvarint(uint64(h.cap))
 	case reflect.Interface:
 		if *(*uintptr)(ptr) == 0 {
-			s.byte1(tagNil)
+			p = p.byte1(tagNil)
 		} else {
-			s.byte1(tagNonNil)
+			p = p.byte1(tagNonNil)
 		}
 	case reflect.Array:
-		s.byte1(tagLen)
-		s.uvarint(uint64(t.alen))
-		s.uvarint(0)
+		p = p.byte1(tagLen)
+		p = p.uvarint(uint64(t.alen))
+		p = p.uvarint(0)
 	default:
-		s.byte1(tagOther)
+		p = p.byte1(tagOther)
 	}
+	return p
 }
 
 // float writes the text of a float as Go's %g with the precision of its
 // size would, as 'g' -1.
-func (s *G) float(v float64, bits int) {
-	s.str(strconv.FormatFloat(v, 'g', -1, bits), 64)
+func (p wp) float(v float64, bits int) wp {
+	return p.str(strconv.FormatFloat(v, 'g', -1, bits), 64)
 }
 
 type eface struct {
@@ -567,14 +604,14 @@ type sliceHeader struct {
 // typeInfo returns what the runtime knows of the type of a *T (given by
 // the eface type word of a pointer to the value), recording its name the
 // first time.
-func typeInfo(s *G, typ uintptr) *tent {
+func typeInfo(p wp, typ uintptr) (*tent, wp) {
 	h := (uint64(typ) * 0x9E3779B97F4A7C15) >> (64 - ttabBits)
 	if t := ttab[h].Load(); t != nil && t.typ == typ {
-		return t
+		return t, p
 	}
-	var p any
-	(*eface)(unsafe.Pointer(&p)).typ = ptrOf(typ)
-	rt := reflect.TypeOf(p).Elem()
+	var x any
+	(*eface)(unsafe.Pointer(&x)).typ = ptrOf(typ)
+	rt := reflect.TypeOf(x).Elem()
 	mu.Lock()
 	id, ok := typeIDs[typ]
 	if !ok {
@@ -590,12 +627,12 @@ func typeInfo(s *G, typ uintptr) *tent {
 	if !ok {
 		// A type record inside the current record: the reader takes it
 		// where a value's type id is 0.
-		s.uvarint(0)
-		s.uvarint(id)
-		s.str(typeName(rt), 512)
-		s.str(rt.Kind().String(), 32)
+		p = p.uvarint(0)
+		p = p.uvarint(id)
+		p = p.str(typeName(rt), 512)
+		p = p.str(rt.Kind().String(), 32)
 	}
-	return t
+	return t, p
 }
 
 // typeName spells a type as the debug information does: named types with
@@ -634,7 +671,11 @@ func rec(gp uintptr, v any) {
 		return
 	}
 	s := lookup(gp)
-	if s == nil || !begin(s, recRecover) {
+	if s == nil {
+		return
+	}
+	p, ok := begin(s, recRecover)
+	if !ok {
 		return
 	}
 	var text string
@@ -654,5 +695,5 @@ func rec(gp uintptr, v any) {
 	default:
 		text = typeName(reflect.TypeOf(v))
 	}
-	s.str(text, 1024)
+	s.done(p.str(text, 1024))
 }

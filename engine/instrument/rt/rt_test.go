@@ -3,8 +3,12 @@
 package adirt
 
 import (
+	"fmt"
+	"math"
 	"os"
 	"testing"
+
+	"github.com/adi-go/adi/engine/instrument"
 )
 
 func fibPlain(n int) int {
@@ -24,7 +28,19 @@ func fibHooked(n int) (r int) {
 	return fibHooked(n-1) + fibHooked(n-2)
 }
 
-func startRecording(t testing.TB) {
+// startRecording records into a new file from a fresh state.
+func startRecording(t testing.TB) string {
+	seg, fileSize = nil, 0
+	for i := range gtab {
+		gtab[i].Store(nil)
+	}
+	for i := range siteSeen {
+		siteSeen[i].Store(false)
+	}
+	for i := range ttab {
+		ttab[i].Store(nil)
+	}
+	typeIDs = map[uintptr]uint64{}
 	dir := t.TempDir()
 	if d := os.Getenv("ADI_RECORD_DIR"); d != "" {
 		dir = d
@@ -35,6 +51,7 @@ func startRecording(t testing.TB) {
 	}
 	file, enabled = f, true
 	t.Cleanup(func() { enabled = false; f.Close(); os.Remove(f.Name()) })
+	return f.Name()
 }
 
 // BenchmarkHooks measures the cost of the hooks per call of a recursive
@@ -56,7 +73,7 @@ func BenchmarkHooks(b *testing.B) {
 }
 
 func TestHooksRecord(t *testing.T) {
-	startRecording(t)
+	path := startRecording(t)
 	before := seq.Load()
 	if fibHooked(5) != 5 {
 		t.Fatal("fib(5)")
@@ -64,5 +81,76 @@ func TestHooksRecord(t *testing.T) {
 	// 15 calls: an entry and an exit each, plus the goroutine's record.
 	if n := seq.Load() - before; n != 31 {
 		t.Fatalf("%d records, want 31", n)
+	}
+	tr, err := instrument.ReadTrace(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var args []string
+	for _, r := range tr.Records {
+		if r.Kind == instrument.RecEnter {
+			args = append(args, r.Values[0].String())
+		}
+	}
+	if got := fmt.Sprint(args); got != "[5 4 3 2 1 0 1 2 1 0 3 2 1 0 1]" {
+		t.Fatalf("arguments %s", got)
+	}
+}
+
+//go:noinline
+func echo(u uint64, i int64, s string) {
+	h := E3(2, &u, &i, &s)
+	defer X0(h)
+}
+
+// TestRoundTrip reads back with the reader what the hooks wrote, with
+// numbers of every encoded size.
+func TestRoundTrip(t *testing.T) {
+	path := startRecording(t)
+	var us []uint64
+	for b := 0; b < 64; b++ {
+		us = append(us, 1<<b-1, 1<<b, 1<<b+1)
+	}
+	us = append(us, math.MaxUint64)
+	is := []int64{0, -1, 1, 63, -64, 64, -65, math.MaxInt64, math.MinInt64, math.MinInt64 + 1}
+	for _, u := range us {
+		echo(u, int64(u), "")
+	}
+	for _, i := range is {
+		echo(0, i, "x")
+	}
+	tr, err := instrument.ReadTrace(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gotU []uint64
+	var gotI []int64
+	var last uint64
+	for _, r := range tr.Records {
+		if r.Seq <= last {
+			t.Fatalf("seq %d after %d", r.Seq, last)
+		}
+		last = r.Seq
+		if r.Kind != instrument.RecEnter {
+			continue
+		}
+		if len(r.Values) != 3 || r.Site != 2 {
+			t.Fatalf("record %+v", r)
+		}
+		gotU = append(gotU, r.Values[0].Uint)
+		gotI = append(gotI, r.Values[1].Int)
+	}
+	if len(gotU) != len(us)+len(is) {
+		t.Fatalf("%d entries, want %d", len(gotU), len(us)+len(is))
+	}
+	for k, u := range us {
+		if gotU[k] != u || gotI[k] != int64(u) {
+			t.Errorf("entry %d: %d %d, want %d %d", k, gotU[k], gotI[k], u, int64(u))
+		}
+	}
+	for k, i := range is {
+		if got := gotI[len(us)+k]; got != i {
+			t.Errorf("entry %d: %d, want %d", len(us)+k, got, i)
+		}
 	}
 }
