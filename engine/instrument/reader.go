@@ -15,6 +15,7 @@ import (
 
 // Record kinds, as the runtime writes them (see rt/rt.go).
 const (
+	recGoid    = 0
 	RecEnter   = 1
 	RecExit    = 2
 	RecGo      = 3
@@ -216,20 +217,35 @@ func (f *File) cursor(start int) *cursor {
 // chunk). The record's slices are reused by the next call.
 func (c *cursor) next() (*Record, error) {
 	d := &c.d
-	if d.i >= len(d.b) || d.b[d.i] == 0 || c.stopped {
-		return nil, nil
+	for {
+		if d.i >= len(d.b) || d.b[d.i] == 0 || c.stopped {
+			return nil, nil
+		}
+		h := d.uvarint()
+		k := byte(h & 7)
+		switch k {
+		case recStop:
+			c.stopped = true
+			return nil, nil
+		case recGoid:
+			d.goid = d.varint()
+			if d.err != nil {
+				return nil, c.errorf(d.err)
+			}
+			continue
+		}
+		d.slab = d.slab[:0]
+		c.rec.Seq = d.last + h>>3
+		d.last = c.rec.Seq
+		if err := d.record(k, &c.rec); err != nil {
+			return nil, c.errorf(err)
+		}
+		return &c.rec, nil
 	}
-	k := d.b[d.i]
-	d.i++
-	if k == recStop {
-		c.stopped = true
-		return nil, nil
-	}
-	d.slab = d.slab[:0]
-	if err := d.record(k, &c.rec); err != nil {
-		return nil, fmt.Errorf("record file %s, offset %d: %w", c.path, c.start+d.i, err)
-	}
-	return &c.rec, nil
+}
+
+func (c *cursor) errorf(err error) error {
+	return fmt.Errorf("record file %s, offset %d: %w", c.path, c.start+c.d.i, err)
 }
 
 // Each calls fn for every record in order of Seq. The record and its
@@ -294,8 +310,11 @@ type decoder struct {
 	types *[]Type
 	// sitePC is a PC in each site's function (written once per site).
 	sitePC map[int]uint64
-	// last is the number of the chunk's last record.
-	last uint64
+	// last is the number of the chunk's last record, goid the goroutine
+	// of its records, lastPC the last caller's or exit's PC.
+	last   uint64
+	goid   int64
+	lastPC uint64
 	// slab is where the values of records are allocated from, in bulk.
 	slab []Value
 	// text is where strings are allocated from, in bulk (see str).
@@ -400,12 +419,16 @@ func (d *decoder) string(b []byte) string {
 // types it names from 1).
 const maxTypes = 1 << 20
 
-// record decodes a record of kind k into r, reusing r.Chain.
+// pc reads a PC written as the difference from the chunk's last one.
+func (d *decoder) pc() uint64 {
+	d.lastPC += uint64(d.varint())
+	return d.lastPC
+}
+
+// record decodes the rest of a record of kind k into r (its Seq read),
+// reusing r.Chain.
 func (d *decoder) record(k byte, r *Record) error {
-	*r = Record{Kind: k, Chain: r.Chain[:0]}
-	r.Seq = d.last + d.uvarint()
-	d.last = r.Seq
-	r.Goid = d.varint()
+	*r = Record{Kind: k, Seq: r.Seq, Goid: d.goid, Chain: r.Chain[:0]}
 	if d.skip && (k == RecEnter || k == RecExit) {
 		d.skipRecord(k, r)
 		return d.err
@@ -421,7 +444,7 @@ func (d *decoder) record(k byte, r *Record) error {
 			r.PC = d.sitePC[r.Site]
 		}
 		r.Off = d.uvarint()
-		r.CallerPC = d.uvarint()
+		r.CallerPC = d.pc()
 		r.CallerOff = uint64(int64(r.Off) - d.varint())
 		n := int(d.uvarint())
 		for i := 0; i < n && d.err == nil; i++ {
@@ -430,11 +453,13 @@ func (d *decoder) record(k byte, r *Record) error {
 		r.Values = d.values()
 	case RecExit:
 		r.Off = d.uvarint()
-		r.PC = d.uvarint()
+		r.PC = d.pc()
 		r.Values = d.values()
 	case RecGo:
 		r.PC = d.uvarint()
 	case RecGInfo:
+		d.goid = d.varint()
+		r.Goid = d.goid
 		r.Parent = d.varint()
 		r.Creator, _ = d.str()
 		r.CreatorSite, _ = d.str()
@@ -457,7 +482,9 @@ func (d *decoder) skipRecord(k byte, r *Record) {
 			r.PC = d.uvarint()
 			d.sitePC[r.Site] = r.PC
 		}
-		d.over(3) // offset, caller's PC, caller's offset
+		d.over(1) // offset
+		d.pc()
+		d.over(1) // caller's offset
 		n := d.uvarint()
 		if n > uint64(len(d.b)) {
 			d.err = errShort
@@ -465,7 +492,8 @@ func (d *decoder) skipRecord(k byte, r *Record) {
 		}
 		d.over(2 * int(n))
 	} else {
-		d.over(2) // offset, PC
+		d.over(1) // offset
+		d.pc()
 	}
 	d.values()
 }

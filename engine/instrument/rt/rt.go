@@ -36,8 +36,15 @@ import (
 	"unsafe"
 )
 
-// Record kinds. A chunk ends at the first zero byte.
+// Record kinds. A record starts with the number seqΔ<<3 | kind, seqΔ
+// being the difference of its sequence number from that of the chunk's
+// previous record (the number itself for the chunk's first record), so
+// that its first byte is never zero: a chunk ends at the first zero byte.
+// A recGoid record (no sequence number: seqΔ is 0) gives the goroutine of
+// the records that follow it in the chunk, as does a recGInfo record;
+// other records do not repeat it.
 const (
+	recGoid    = 0
 	recEnter   = 1
 	recExit    = 2
 	recGo      = 3
@@ -86,6 +93,9 @@ type G struct {
 	base     unsafe.Pointer
 	pos, end int
 	last     uint64 // the number of the last record in the chunk
+	// lastPC is the last PC of a caller or of an exit written in the
+	// chunk: the next one is written as the difference from it.
+	lastPC uintptr
 }
 
 // wp is a write position in a chunk: memory of the mapped file, never of
@@ -229,13 +239,15 @@ func (s *G) newChunk() bool {
 	}
 	s.base, s.pos, s.end = unsafe.Pointer(unsafe.SliceData(seg)), 0, chunkSize
 	seg = seg[chunkSize:]
-	s.last = 0
+	s.last, s.lastPC = 0, 0
 	return true
 }
 
 // writeStop appends a stop record past the end of the file (mu held).
 func writeStop() {
-	file.WriteAt([]byte{recStop}, fileSize)
+	var b [16]byte
+	p := wp{unsafe.Pointer(&b)}.uvarint(recStop)
+	file.WriteAt(b[:uintptr(p.p)-uintptr(unsafe.Pointer(&b))], fileSize)
 }
 
 func (p wp) byte1(b byte) wp {
@@ -276,13 +288,21 @@ func begin(s *G, k byte) (wp, bool) {
 	if !s.room() {
 		return wp{}, false
 	}
+	p := s.at()
+	if s.pos == 0 {
+		p = p.byte1(recGoid<<1 | 1).varint(s.goid)
+	}
 	n := seq.Add(1)
-	p := s.at().byte1(k)
-	// The record's number: the difference from the last one of the
-	// chunk (small), or the number itself at the start of a chunk.
-	p = p.uvarint(n - s.last)
+	p = p.uvarint((n-s.last)<<3 | uint64(k))
 	s.last = n
-	return p.varint(s.goid), true
+	return p, true
+}
+
+// pc writes a PC as the difference from the last one written in the chunk.
+func (s *G) pc(p wp, pc uintptr) wp {
+	d := int64(pc - s.lastPC)
+	s.lastPC = pc
+	return p.varint(d)
 }
 
 // root is called at an entry with no open frame: the goroutine may be a new
@@ -332,6 +352,7 @@ func (s *G) root() {
 	if !ok {
 		return
 	}
+	p = p.varint(s.goid)
 	p = p.varint(parent)
 	p = p.str(creator, 1024)
 	p = p.str(site, 1024)
@@ -414,7 +435,7 @@ func enter(site uint64, gp, pcF, pcCaller, off, coff uintptr) (F, *G, wp) {
 		}
 	}
 	p = p.uvarint(uint64(off))
-	p = p.uvarint(uint64(pcCaller))
+	p = s.pc(p, pcCaller)
 	p = p.varint(int64(off - coff))
 	if n := len(stack); n > 0 && stack[n-1] != coff {
 		p = chain(p, gp, off, stack[n-1])
@@ -466,7 +487,7 @@ func leave(f F, pc uintptr) (wp, bool) {
 	}
 	s.stack = stack
 	p = p.uvarint(uint64(f.off))
-	return p.uvarint(uint64(pc)), true
+	return s.pc(p, pc), true
 }
 
 // value records one argument or result, given by its address.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"runtime"
 	"testing"
 
 	"github.com/adi-go/adi/engine/instrument"
@@ -41,6 +42,7 @@ func startRecording(t testing.TB) string {
 		ttab[i].Store(nil)
 	}
 	typeIDs = map[uintptr]uint64{}
+	stopped.Store(false)
 	dir := t.TempDir()
 	if d := os.Getenv("ADI_RECORD_DIR"); d != "" {
 		dir = d
@@ -152,5 +154,92 @@ func TestRoundTrip(t *testing.T) {
 		if got := gotI[len(us)+k]; got != i {
 			t.Errorf("entry %d: %d, want %d", len(us)+k, got, i)
 		}
+	}
+}
+
+// TestGoroutines records goroutines whose records span several chunks and
+// checks that each record is read with its goroutine and in order.
+func TestGoroutines(t *testing.T) {
+	path := startRecording(t)
+	const n = 4
+	done := make(chan int64, n)
+	for i := 0; i < n; i++ {
+		go func() { fibHooked(17); done <- goid() }()
+	}
+	ids := map[int64]bool{}
+	for i := 0; i < n; i++ {
+		ids[<-done] = true
+	}
+	tr, err := instrument.ReadTrace(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type count struct{ enters, exits, depth, ginfo int }
+	counts := map[int64]*count{}
+	var last uint64
+	for _, r := range tr.Records {
+		if r.Seq <= last {
+			t.Fatalf("seq %d after %d", r.Seq, last)
+		}
+		last = r.Seq
+		c := counts[r.Goid]
+		if c == nil {
+			c = &count{}
+			counts[r.Goid] = c
+		}
+		switch r.Kind {
+		case instrument.RecGInfo:
+			c.ginfo++
+		case instrument.RecEnter:
+			c.enters++
+			c.depth++
+		case instrument.RecExit:
+			c.exits++
+			c.depth--
+			if c.depth < 0 {
+				t.Fatalf("goroutine %d: an exit without its entry", r.Goid)
+			}
+		}
+	}
+	for id := range ids {
+		c := counts[id]
+		// fib(17): 5,167 calls.
+		if c == nil || c.enters != 5167 || c.exits != 5167 || c.ginfo != 1 {
+			t.Errorf("goroutine %d: %+v", id, c)
+		}
+	}
+	if len(tr.Records) != n*(2*5167+1) {
+		t.Errorf("%d records, want %d", len(tr.Records), n*(2*5167+1))
+	}
+}
+
+// goid is the current goroutine's id, from its traceback.
+func goid() int64 {
+	var buf [64]byte
+	var id int64
+	fmt.Sscanf(string(buf[:runtime.Stack(buf[:], false)]), "goroutine %d", &id)
+	return id
+}
+
+// TestStop fills the file to its limit: the records up to it are read, and
+// the file says it stopped.
+func TestStop(t *testing.T) {
+	path := startRecording(t)
+	old := maxFile
+	maxFile = segSize
+	defer func() { maxFile = old; stopped.Store(false) }()
+	fibHooked(25) // 242,785 calls: more than 4 MB of records
+	tr, err := instrument.ReadTrace(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enters := 0
+	for _, r := range tr.Records {
+		if r.Kind == instrument.RecEnter {
+			enters++
+		}
+	}
+	if !tr.Stopped || enters < 100_000 || enters >= 242_785 {
+		t.Fatalf("stopped %v after %d entries", tr.Stopped, enters)
 	}
 }
