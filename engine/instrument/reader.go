@@ -42,6 +42,9 @@ const (
 
 const chunkSize = 64 << 10
 
+// mapPopulate is Linux's MAP_POPULATE.
+const mapPopulate = 0x8000
+
 // Type is a type the runtime named.
 type Type struct {
 	Name string // as the debug information spells it
@@ -157,7 +160,8 @@ func OpenFile(path string) (*File, error) {
 	}
 	f := &File{types: new([]Type), sitePC: map[int]uint64{}, Bytes: fi.Size(), path: path}
 	if fi.Size() > 0 {
-		f.data, err = syscall.Mmap(int(fd.Fd()), 0, int(fi.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+		// MAP_POPULATE: the pages are mapped at once, not by a fault each.
+		f.data, err = syscall.Mmap(int(fd.Fd()), 0, int(fi.Size()), syscall.PROT_READ, syscall.MAP_SHARED|mapPopulate)
 		if err != nil {
 			return nil, fmt.Errorf("mapping the record file: %w", err)
 		}
@@ -210,7 +214,18 @@ type cursor struct {
 
 func (f *File) cursor(start int) *cursor {
 	end := min(start+chunkSize, len(f.data))
-	return &cursor{d: decoder{b: f.data[start:end], types: f.types, sitePC: f.sitePC}, start: start, path: f.path}
+	return &cursor{d: decoder{b: padded(f.data[start:end]), types: f.types, sitePC: f.sitePC}, start: start, path: f.path}
+}
+
+// padded returns a chunk shorter than the runtime's chunks (the stop
+// record past the end of the file, or a file cut short) copied with zeros
+// after it: uv reads 9 bytes at a time, and the runtime keeps more room
+// than that after every record of a whole chunk.
+func padded(b []byte) []byte {
+	if len(b) == chunkSize {
+		return b
+	}
+	return append(append(make([]byte, 0, len(b)+16), b...), make([]byte, 16)...)
 }
 
 // next decodes the chunk's next record into c.rec (nil at the end of the
@@ -221,16 +236,17 @@ func (c *cursor) next() (*Record, error) {
 		if d.i >= len(d.b) || d.b[d.i] == 0 || c.stopped {
 			return nil, nil
 		}
-		h := d.uvarint()
+		h, i := uv(d.b, d.i)
+		d.i = i
 		k := byte(h & 7)
 		switch k {
 		case recStop:
 			c.stopped = true
 			return nil, nil
 		case recGoid:
-			d.goid = d.varint()
-			if d.err != nil {
-				return nil, c.errorf(d.err)
+			d.goid, d.i = sv(d.b, d.i)
+			if d.i > len(d.b) {
+				return nil, c.errorf(errShort)
 			}
 			continue
 		}
@@ -306,7 +322,6 @@ func (h *cursorHeap) Pop() any {
 type decoder struct {
 	b     []byte
 	i     int
-	err   error
 	types *[]Type
 	// sitePC is a PC in each site's function (written once per site).
 	sitePC map[int]uint64
@@ -319,82 +334,76 @@ type decoder struct {
 	slab []Value
 	// text is where strings are allocated from, in bulk (see str).
 	text []byte
-	// skip is set to read over values (their types are still read);
-	// skipping while values are read so.
-	skip, skipping bool
+	// skip is set to read over values (their types are still read).
+	skip bool
+	// dirty is set when the record last decoded has fields that those of
+	// entries and exits do not set.
+	dirty bool
 	// nvals counts the values read.
 	nvals int
 }
 
 var errShort = errors.New("truncated record")
 
-// uvarint reads a prefix varint (see package adirt): one 8-byte load
-// where the chunk has 8 bytes left.
-func (d *decoder) uvarint() uint64 {
-	if i := d.i; i+9 <= len(d.b) {
-		b := d.b[i : i+9]
-		if b[0] != 0 {
-			n := bits.TrailingZeros8(b[0]) + 1
-			d.i += n
-			sh := 64 - 8*n
-			return binary.LittleEndian.Uint64(b) << sh >> (sh + n)
+// The decoding functions take the chunk b and the index i of what they
+// read, and return the index after it: b and i stay in registers. An index
+// past len(b) means that the chunk ended inside the record.
+
+// uv reads a prefix varint (see package adirt) with one 8-byte load: a
+// number the runtime wrote is followed by at least 8 bytes of its chunk
+// (see padded). An index past the end says that the record is truncated.
+func uv(b []byte, i int) (uint64, int) {
+	if uint(i)+9 > uint(len(b)) {
+		return 0, len(b) + 1
+	}
+	w := binary.LittleEndian.Uint64(b[i:])
+	if w&0xff != 0 {
+		n := bits.TrailingZeros64(w) + 1
+		return w << (64 - 8*n) >> (64 - 7*n), i + n
+	}
+	return binary.LittleEndian.Uint64(b[i+1:]), i + 9
+}
+
+// sv reads a zigzag-encoded signed varint.
+func sv(b []byte, i int) (int64, int) {
+	u, i := uv(b, i)
+	return int64(u>>1) ^ -int64(u&1), i
+}
+
+// skipv reads over n varints.
+func skipv(b []byte, i, n int) int {
+	for ; n > 0 && i < len(b); n-- {
+		if c := b[i]; c != 0 {
+			i += bits.TrailingZeros8(c) + 1
+		} else {
+			i += 9
 		}
-		d.i += 9
-		return binary.LittleEndian.Uint64(b[1:])
 	}
-	return d.uvarintTail()
+	if n > 0 {
+		return len(b) + 1
+	}
+	return i
 }
 
-// uvarintTail reads a prefix varint near the end of the chunk.
-func (d *decoder) uvarintTail() uint64 {
-	if d.i >= len(d.b) {
-		d.err = errShort
-		return 0
+func byte1(b []byte, i int) (byte, int) {
+	if i < 0 || i >= len(b) {
+		return 0, len(b) + 1
 	}
-	n := 9
-	if b0 := d.b[d.i]; b0 != 0 {
-		n = bits.TrailingZeros8(b0) + 1
-	}
-	if d.i+n > len(d.b) {
-		d.err = errShort
-		return 0
-	}
-	var w [9]byte
-	copy(w[:], d.b[d.i:d.i+n])
-	d.i += n
-	if n == 9 {
-		return binary.LittleEndian.Uint64(w[1:])
-	}
-	return binary.LittleEndian.Uint64(w[:8]) >> n
+	return b[i], i + 1
 }
 
-func (d *decoder) varint() int64 {
-	u := d.uvarint()
-	return int64(u>>1) ^ -int64(u&1)
-}
-
-func (d *decoder) byte1() byte {
-	if d.err != nil || d.i >= len(d.b) {
-		d.err = errShort
-		return 0
+// str reads a string (only its length if !keep); full is its length
+// before the runtime's bound cut it.
+func (d *decoder) str(b []byte, i int, keep bool) (s string, full int64, _ int) {
+	f, i := uv(b, i)
+	n, i := uv(b, i)
+	if i > len(b) || n > uint64(len(b)-i) {
+		return "", 0, len(b) + 1
 	}
-	d.i++
-	return d.b[d.i-1]
-}
-
-// str reads a string; full is its length before the bound cut it.
-func (d *decoder) str() (s string, full int64) {
-	full = int64(d.uvarint())
-	n := int(d.uvarint())
-	if d.err != nil || n < 0 || d.i+n > len(d.b) {
-		d.err = errShort
-		return "", 0
+	if keep {
+		s = d.string(b[i : i+int(n)])
 	}
-	if !d.skipping {
-		s = d.string(d.b[d.i : d.i+n])
-	}
-	d.i += n
-	return s, full
+	return s, int64(f), i + int(n)
 }
 
 // string copies b into a string allocated in bulk with others: the bytes
@@ -419,176 +428,158 @@ func (d *decoder) string(b []byte) string {
 // types it names from 1).
 const maxTypes = 1 << 20
 
-// pc reads a PC written as the difference from the chunk's last one.
-func (d *decoder) pc() uint64 {
-	d.lastPC += uint64(d.varint())
-	return d.lastPC
-}
-
 // record decodes the rest of a record of kind k into r (its Seq read),
 // reusing r.Chain.
 func (d *decoder) record(k byte, r *Record) error {
-	*r = Record{Kind: k, Seq: r.Seq, Goid: d.goid, Chain: r.Chain[:0]}
-	if d.skip && (k == RecEnter || k == RecExit) {
-		d.skipRecord(k, r)
-		return d.err
+	if d.dirty {
+		*r = Record{Seq: r.Seq, Chain: r.Chain}
+		d.dirty = false
 	}
+	// The fields of entries and exits; the others are zero but after a
+	// record of another kind (dirty).
+	r.Kind, r.Goid, r.Site, r.PC, r.CallerPC, r.Off, r.CallerOff = k, d.goid, 0, 0, 0, 0, 0
+	r.Chain, r.Values = r.Chain[:0], nil
+	b, i := d.b, d.i
+	var err error
 	switch k {
 	case RecEnter:
-		site := d.uvarint()
+		var site, u uint64
+		var delta int64
+		site, i = uv(b, i)
 		r.Site = int(site >> 1)
 		if site&1 != 0 {
-			r.PC = d.uvarint()
+			r.PC, i = uv(b, i)
 			d.sitePC[r.Site] = r.PC
-		} else {
+		} else if !d.skip {
 			r.PC = d.sitePC[r.Site]
 		}
-		r.Off = d.uvarint()
-		r.CallerPC = d.pc()
-		r.CallerOff = uint64(int64(r.Off) - d.varint())
-		n := int(d.uvarint())
-		for i := 0; i < n && d.err == nil; i++ {
-			r.Chain = append(r.Chain, Link{PC: d.uvarint(), Off: d.uvarint()})
+		r.Off, i = uv(b, i)
+		delta, i = sv(b, i)
+		d.lastPC += uint64(delta)
+		r.CallerPC = d.lastPC
+		delta, i = sv(b, i)
+		r.CallerOff = uint64(int64(r.Off) - delta)
+		u, i = uv(b, i)
+		switch {
+		case u > maxChain:
+			err = fmt.Errorf("a chain of %d frames", u)
+		case d.skip:
+			i = skipv(b, i, 2*int(u))
+		default:
+			for n := int(u); n > 0; n-- {
+				var l Link
+				l.PC, i = uv(b, i)
+				l.Off, i = uv(b, i)
+				r.Chain = append(r.Chain, l)
+			}
 		}
-		r.Values = d.values()
+		if err == nil {
+			r.Values, i, err = d.values(b, i)
+		}
 	case RecExit:
-		r.Off = d.uvarint()
-		r.PC = d.pc()
-		r.Values = d.values()
+		var delta int64
+		r.Off, i = uv(b, i)
+		delta, i = sv(b, i)
+		d.lastPC += uint64(delta)
+		r.PC = d.lastPC
+		r.Values, i, err = d.values(b, i)
 	case RecGo:
-		r.PC = d.uvarint()
+		r.PC, i = uv(b, i)
 	case RecGInfo:
-		d.goid = d.varint()
+		d.dirty = true
+		d.goid, i = sv(b, i)
 		r.Goid = d.goid
-		r.Parent = d.varint()
-		r.Creator, _ = d.str()
-		r.CreatorSite, _ = d.str()
-		r.ParentStack, _ = d.str()
+		r.Parent, i = sv(b, i)
+		r.Creator, _, i = d.str(b, i, true)
+		r.CreatorSite, _, i = d.str(b, i, true)
+		r.ParentStack, _, i = d.str(b, i, true)
 	case RecRecover:
-		r.Text, _ = d.str()
+		d.dirty = true
+		r.Text, _, i = d.str(b, i, true)
 	default:
-		return fmt.Errorf("unknown record kind %d", k)
+		err = fmt.Errorf("unknown record kind %d", k)
 	}
-	return d.err
+	d.i = i
+	if err == nil && i > len(b) {
+		err = errShort
+	}
+	return err
 }
 
-// skipRecord reads over the rest of an entry or exit record, keeping only
-// the site's PC.
-func (d *decoder) skipRecord(k byte, r *Record) {
-	if k == RecEnter {
-		site := d.uvarint()
-		r.Site = int(site >> 1)
-		if site&1 != 0 {
-			r.PC = d.uvarint()
-			d.sitePC[r.Site] = r.PC
-		}
-		d.over(1) // offset
-		d.pc()
-		d.over(1) // caller's offset
-		n := d.uvarint()
-		if n > uint64(len(d.b)) {
-			d.err = errShort
-			return
-		}
-		d.over(2 * int(n))
-	} else {
-		d.over(1) // offset
-		d.pc()
-	}
-	d.values()
-}
+// maxChain bounds the frames between a frame and its caller (the
+// runtime's maxChain).
+const maxChain = 64
 
-// over reads over n varints.
-func (d *decoder) over(n int) {
-	for ; n > 0; n-- {
-		if d.i >= len(d.b) {
-			d.err = errShort
-			return
-		}
-		if b0 := d.b[d.i]; b0 != 0 {
-			d.i += bits.TrailingZeros8(b0) + 1
-		} else {
-			d.i += 9
-		}
+// values reads the values of a record (only over them, with their types,
+// when d.skip).
+func (d *decoder) values(b []byte, i int) ([]Value, int, error) {
+	u, i := uv(b, i)
+	if u > 64 {
+		return nil, i, fmt.Errorf("%d values in one record", u)
 	}
-	if d.i > len(d.b) {
-		d.err = errShort
-	}
-}
-
-func (d *decoder) values() []Value {
-	n := int(d.uvarint())
-	if n > 64 {
-		d.err = fmt.Errorf("%d values in one record", n)
-		return nil
-	}
+	n := int(u)
 	if n == 0 {
-		return nil
+		return nil, i, nil
 	}
 	d.nvals += n
-	if len(d.slab)+n > cap(d.slab) {
+	if !d.skip && len(d.slab)+n > cap(d.slab) {
 		d.slab = make([]Value, 0, max(64, n))
 	}
 	start := len(d.slab)
-	d.skipping = d.skip
-	for i := 0; i < n && d.err == nil; i++ {
-		id := d.uvarint()
-		for id == 0 && d.err == nil {
-			tid := d.uvarint()
-			d.skipping = false
-			name, _ := d.str()
-			kind, _ := d.str()
-			d.skipping = d.skip
+	keep := !d.skip
+	for ; n > 0 && i <= len(b); n-- {
+		var id uint64
+		id, i = uv(b, i)
+		for id == 0 && i <= len(b) {
+			var tid uint64
+			var name, kind string
+			tid, i = uv(b, i)
+			name, _, i = d.str(b, i, true)
+			kind, _, i = d.str(b, i, true)
 			if tid >= maxTypes {
-				d.err = fmt.Errorf("type number %d out of range", tid)
-				break
+				return nil, i, fmt.Errorf("type number %d out of range", tid)
 			}
 			if n := int(tid) + 1; n > len(*d.types) {
 				*d.types = append(*d.types, make([]Type, n-len(*d.types))...)
 			}
 			(*d.types)[tid] = Type{Name: name, Kind: kind}
-			id = d.uvarint()
+			id, i = uv(b, i)
 		}
-		v := Value{TypeID: id, Tag: d.byte1()}
+		v := Value{TypeID: id}
+		v.Tag, i = byte1(b, i)
 		switch v.Tag {
 		case TagInt:
-			if d.skip {
-				d.over(1)
-			} else {
-				v.Int = d.varint()
-			}
+			v.Int, i = sv(b, i)
 		case TagUint:
-			if d.skip {
-				d.over(1)
-			} else {
-				v.Uint = d.uvarint()
-			}
+			v.Uint, i = uv(b, i)
 		case TagFloat:
-			v.Text, _ = d.str()
+			v.Text, _, i = d.str(b, i, keep)
 		case TagComplex:
-			re, _ := d.str()
-			im, _ := d.str()
-			if !d.skip {
+			var re, im string
+			re, _, i = d.str(b, i, keep)
+			im, _, i = d.str(b, i, keep)
+			if keep {
 				v.Text = "(" + re + " + " + im + "i)"
 			}
 		case TagString:
-			v.Text, v.Len = d.str()
+			v.Text, v.Len, i = d.str(b, i, keep)
 		case TagLen:
-			v.Len = int64(d.uvarint())
-			v.Cap = int64(d.uvarint())
+			var l, c uint64
+			l, i = uv(b, i)
+			c, i = uv(b, i)
+			v.Len, v.Cap = int64(l), int64(c)
 		case TagNil, TagNonNil, TagFalse, TagTrue, TagOther:
 		default:
-			d.err = fmt.Errorf("unknown value tag %d", v.Tag)
+			return nil, i, fmt.Errorf("unknown value tag %d", v.Tag)
 		}
-		if !d.skip {
+		if keep {
 			d.slab = append(d.slab, v)
 		}
 	}
-	d.skipping = false
-	if d.skip {
-		return nil
+	if !keep {
+		return nil, i, nil
 	}
-	return d.slab[start:len(d.slab):len(d.slab)]
+	return d.slab[start:len(d.slab):len(d.slab)], i, nil
 }
 
 // String renders a value's payload for messages.

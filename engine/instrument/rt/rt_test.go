@@ -3,8 +3,10 @@
 package adirt
 
 import (
+	"bytes"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"runtime"
 	"testing"
@@ -241,5 +243,62 @@ func TestStop(t *testing.T) {
 	}
 	if !tr.Stopped || enters < 100_000 || enters >= 242_785 {
 		t.Fatalf("stopped %v after %d entries", tr.Stopped, enters)
+	}
+}
+
+// TestDamagedFile reads files cut short or with bytes changed: errors or
+// fewer records, never a crash.
+func TestDamagedFile(t *testing.T) {
+	path := startRecording(t)
+	for i := 0; i < 3; i++ {
+		echo(uint64(i)<<40, -int64(i), "some text")
+		fibHooked(8)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	end := bytes.IndexByte(data, 0) // the records of the first chunk
+	bad := path + ".bad"
+	for cut := 0; cut < end+2; cut += 3 {
+		b := append([]byte(nil), data[:cut]...)
+		if err := os.WriteFile(bad, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		instrument.ReadTrace(bad)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for k := 0; k < 500; k++ {
+		b := append([]byte(nil), data[:chunkSize]...)
+		for j := 0; j < 3; j++ {
+			b[rng.IntN(end)] = byte(rng.Uint32())
+		}
+		if err := os.WriteFile(bad, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		instrument.ReadTrace(bad)
+	}
+}
+
+// BenchmarkRead measures the reader on the records of fib(22) (57,313
+// calls): opening the file (its first pass) and reading it in order.
+//
+//	go test ./engine/instrument/rt -bench Read
+func BenchmarkRead(b *testing.B) {
+	path := startRecording(b)
+	fibHooked(22)
+	for b.Loop() {
+		f, err := instrument.OpenFile(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := 0
+		if err := f.Each(func(r *instrument.Record) error { n += len(r.Values); return nil }); err != nil {
+			b.Fatal(err)
+		}
+		f.Close()
+		if n != 2*57313 {
+			b.Fatalf("%d values", n)
+		}
 	}
 }
