@@ -42,6 +42,13 @@ const (
 
 const chunkSize = 64 << 10
 
+// The chunk header (see package adirt): entries, values, flags.
+const (
+	hdrSize   = 16
+	hdrClosed = 1
+	hdrScan   = 2
+)
+
 // mapPopulate is Linux's MAP_POPULATE.
 const mapPopulate = 0x8000
 
@@ -168,6 +175,12 @@ func OpenFile(path string) (*File, error) {
 	}
 	for start := 0; start < len(f.data); start += chunkSize {
 		c := f.cursor(start)
+		if h := c.d.b[:hdrSize]; h[8]&(hdrClosed|hdrScan) == hdrClosed {
+			// Nothing to see but counts, which the header gives.
+			f.Enters += int(binary.LittleEndian.Uint32(h[0:]))
+			f.Values += int(binary.LittleEndian.Uint32(h[4:]))
+			continue
+		}
 		c.d.skip = true
 		for {
 			r, err := c.next()
@@ -214,7 +227,7 @@ type cursor struct {
 
 func (f *File) cursor(start int) *cursor {
 	end := min(start+chunkSize, len(f.data))
-	return &cursor{d: decoder{b: padded(f.data[start:end]), types: f.types, sitePC: f.sitePC}, start: start, path: f.path}
+	return &cursor{d: decoder{b: padded(f.data[start:end]), i: hdrSize, types: f.types, sitePC: f.sitePC}, start: start, path: f.path}
 }
 
 // padded returns a chunk shorter than the runtime's chunks (the stop
@@ -225,7 +238,9 @@ func padded(b []byte) []byte {
 	if len(b) == chunkSize {
 		return b
 	}
-	return append(append(make([]byte, 0, len(b)+16), b...), make([]byte, 16)...)
+	p := make([]byte, max(len(b), hdrSize)+16)
+	copy(p, b)
+	return p
 }
 
 // next decodes the chunk's next record into c.rec (nil at the end of the

@@ -25,6 +25,7 @@
 package adirt
 
 import (
+	"encoding/binary"
 	"math/bits"
 	"os"
 	"reflect"
@@ -34,6 +35,20 @@ import (
 	"sync"
 	"sync/atomic"
 	"unsafe"
+)
+
+// A chunk starts with a header of hdrSize bytes, zero until the goroutine
+// leaves the chunk for a new one and writes there the number of entry
+// records of the chunk (4 bytes, little-endian), the number of its values
+// (4 bytes) and the flags hdrClosed and, when the chunk has records the
+// reader needs before it reads the file in order (goroutines, go
+// statements, recovers, the first record of a type or of a site),
+// hdrScan. The reader's first pass over the file reads only the chunks
+// that are not closed or must be scanned.
+const (
+	hdrSize   = 16
+	hdrClosed = 1
+	hdrScan   = 2
 )
 
 // Record kinds. A record starts with the number seqΔ<<3 | kind, seqΔ
@@ -76,10 +91,10 @@ const (
 	maxRecord = 4 << 10
 	// slack is the room kept past a record for the 8-byte stores of its
 	// last numbers.
-	slack = 16
-	gtabBits  = 16
-	ttabBits  = 12
-	maxChain  = 64
+	slack    = 16
+	gtabBits = 16
+	ttabBits = 12
+	maxChain = 64
 )
 
 // G is the recorder's state of one goroutine (of one runtime g: a g that
@@ -96,6 +111,10 @@ type G struct {
 	// lastPC is the last PC of a caller or of an exit written in the
 	// chunk: the next one is written as the difference from it.
 	lastPC uintptr
+	// The chunk's header (see hdrSize): its entries, values, and whether
+	// the reader must scan it.
+	enters, vals uint32
+	scan         bool
 }
 
 // wp is a write position in a chunk: memory of the mapped file, never of
@@ -215,6 +234,9 @@ func (s *G) room() bool {
 
 // newChunk gives the goroutine a new chunk of the file.
 func (s *G) newChunk() bool {
+	if s.base != nil {
+		s.closeChunk()
+	}
 	if stopped.Load() {
 		return false
 	}
@@ -237,16 +259,29 @@ func (s *G) newChunk() bool {
 		fileSize += segSize
 		seg = m
 	}
-	s.base, s.pos, s.end = unsafe.Pointer(unsafe.SliceData(seg)), 0, chunkSize
+	s.base, s.pos, s.end = unsafe.Pointer(unsafe.SliceData(seg)), hdrSize, chunkSize
 	seg = seg[chunkSize:]
 	s.last, s.lastPC = 0, 0
+	s.enters, s.vals, s.scan = 0, 0, false
 	return true
+}
+
+// closeChunk writes the header of the goroutine's chunk, which it leaves.
+func (s *G) closeChunk() {
+	h := (*[hdrSize]byte)(s.base)
+	binary.LittleEndian.PutUint32(h[0:], s.enters)
+	binary.LittleEndian.PutUint32(h[4:], s.vals)
+	h[8] = hdrClosed
+	if s.scan {
+		h[8] |= hdrScan
+	}
+	s.base, s.pos, s.end = nil, 0, 0
 }
 
 // writeStop appends a stop record past the end of the file (mu held).
 func writeStop() {
-	var b [16]byte
-	p := wp{unsafe.Pointer(&b)}.uvarint(recStop)
+	var b [hdrSize + 16]byte
+	p := wp{unsafe.Pointer(&b[hdrSize])}.uvarint(recStop)
 	file.WriteAt(b[:uintptr(p.p)-uintptr(unsafe.Pointer(&b))], fileSize)
 }
 
@@ -289,7 +324,7 @@ func begin(s *G, k byte) (wp, bool) {
 		return wp{}, false
 	}
 	p := s.at()
-	if s.pos == 0 {
+	if s.pos == hdrSize {
 		p = p.byte1(recGoid<<1 | 1).varint(s.goid)
 	}
 	n := seq.Add(1)
@@ -352,6 +387,7 @@ func (s *G) root() {
 	if !ok {
 		return
 	}
+	s.scan = true
 	p = p.varint(s.goid)
 	p = p.varint(parent)
 	p = p.str(creator, 1024)
@@ -419,6 +455,7 @@ func enter(site uint64, gp, pcF, pcCaller, off, coff uintptr) (F, *G, wp) {
 	if !ok {
 		return F{}, nil, wp{}
 	}
+	s.enters++
 	// Frames deeper than this one are gone (left without their exit hook).
 	stack := s.stack
 	for len(stack) > 0 && stack[len(stack)-1] >= off {
@@ -430,6 +467,7 @@ func enter(site uint64, gp, pcF, pcCaller, off, coff uintptr) (F, *G, wp) {
 	} else {
 		p = p.uvarint(site<<1 | 1)
 		p = p.uvarint(uint64(pcF))
+		s.scan = true
 		if site < numSites {
 			siteSeen[site].Store(true)
 		}
@@ -492,6 +530,7 @@ func leave(f F, pc uintptr) (wp, bool) {
 
 // value records one argument or result, given by its address.
 func (s *G) value(p wp, a any) wp {
+	s.vals++
 	if s.off(p)+maxStr+1024+slack > s.end {
 		// No room left in the record: an unknown type, no value.
 		return p.uvarint(1 << 32).byte1(tagOther)
@@ -501,7 +540,10 @@ func (s *G) value(p wp, a any) wp {
 	e := (*eface)(unsafe.Pointer(&a))
 	t := ttab[(uint64(uintptr(e.typ))*0x9E3779B97F4A7C15)>>(64-ttabBits)].Load()
 	if t == nil || t.typ != uintptr(e.typ) {
-		t, p = typeInfo(p, uintptr(e.typ))
+		q := p
+		if t, p = typeInfo(p, uintptr(e.typ)); p != q {
+			s.scan = true // the type's record
+		}
 	}
 	p = p.uvarint(t.id)
 	ptr := e.data
@@ -699,6 +741,7 @@ func rec(gp uintptr, v any) {
 	if !ok {
 		return
 	}
+	s.scan = true
 	var text string
 	switch x := v.(type) {
 	case string:

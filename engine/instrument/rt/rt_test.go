@@ -213,6 +213,32 @@ func TestGoroutines(t *testing.T) {
 	if len(tr.Records) != n*(2*5167+1) {
 		t.Errorf("%d records, want %d", len(tr.Records), n*(2*5167+1))
 	}
+	checkFirstPass(t, path, tr)
+}
+
+// checkFirstPass checks the counts and spawns of OpenFile's first pass
+// (from the chunks' headers mostly) against the records read.
+func checkFirstPass(t *testing.T, path string, tr *instrument.Trace) {
+	t.Helper()
+	f, err := instrument.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	enters, values, spawns := 0, 0, 0
+	for _, r := range tr.Records {
+		values += len(r.Values)
+		switch r.Kind {
+		case instrument.RecEnter:
+			enters++
+		case instrument.RecGInfo, instrument.RecGo:
+			spawns++
+		}
+	}
+	if f.Enters != enters || f.Values != values || len(f.Spawns) != spawns || f.Stopped != tr.Stopped {
+		t.Errorf("first pass: %d entries, %d values, %d spawns, stopped %v; read: %d, %d, %d, %v",
+			f.Enters, f.Values, len(f.Spawns), f.Stopped, enters, values, spawns, tr.Stopped)
+	}
 }
 
 // goid is the current goroutine's id, from its traceback.
@@ -244,6 +270,7 @@ func TestStop(t *testing.T) {
 	if !tr.Stopped || enters < 100_000 || enters >= 242_785 {
 		t.Fatalf("stopped %v after %d entries", tr.Stopped, enters)
 	}
+	checkFirstPass(t, path, tr)
 }
 
 // TestDamagedFile reads files cut short or with bytes changed: errors or
@@ -258,7 +285,7 @@ func TestDamagedFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	end := bytes.IndexByte(data, 0) // the records of the first chunk
+	end := hdrSize + bytes.IndexByte(data[hdrSize:], 0) // the records of the first chunk
 	bad := path + ".bad"
 	for cut := 0; cut < end+2; cut += 3 {
 		b := append([]byte(nil), data[:cut]...)
