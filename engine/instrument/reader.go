@@ -379,6 +379,25 @@ func uv(b []byte, i int) (uint64, int) {
 	return binary.LittleEndian.Uint64(b[i+1:]), i + 9
 }
 
+// fld reads a grouped number of size code c: 1, 2, 4 or 8 bytes.
+func fld(b []byte, i int, c byte) (uint64, int) {
+	if uint(i)+8 > uint(len(b)) {
+		return 0, len(b) + 1
+	}
+	sh := 64 - 8<<(c&3)
+	return binary.LittleEndian.Uint64(b[i:]) << sh >> sh, i + 1<<(c&3)
+}
+
+// small reads a one-byte varint (a count).
+func small(b []byte, i int) (int, int) {
+	if uint(i) >= uint(len(b)) || b[i]&1 == 0 {
+		return 0, len(b) + 1
+	}
+	return int(b[i] >> 1), i + 1
+}
+
+func unzigzag(u uint64) int64 { return int64(u>>1) ^ -int64(u&1) }
+
 // sv reads a zigzag-encoded signed varint.
 func sv(b []byte, i int) (int64, int) {
 	u, i := uv(b, i)
@@ -458,9 +477,14 @@ func (d *decoder) record(k byte, r *Record) error {
 	var err error
 	switch k {
 	case RecEnter:
-		var site, u uint64
-		var delta int64
-		site, i = uv(b, i)
+		// The grouped numbers (see package adirt's enter).
+		var desc byte
+		var site, pcz, offz uint64
+		desc, i = byte1(b, i)
+		site, i = fld(b, i, desc)
+		r.Off, i = fld(b, i, desc>>2)
+		pcz, i = fld(b, i, desc>>4)
+		offz, i = fld(b, i, desc>>6)
 		r.Site = int(site >> 1)
 		if site&1 != 0 {
 			r.PC, i = uv(b, i)
@@ -468,20 +492,18 @@ func (d *decoder) record(k byte, r *Record) error {
 		} else if !d.skip {
 			r.PC = d.sitePC[r.Site]
 		}
-		r.Off, i = uv(b, i)
-		delta, i = sv(b, i)
-		d.lastPC += uint64(delta)
+		d.lastPC += uint64(unzigzag(pcz))
 		r.CallerPC = d.lastPC
-		delta, i = sv(b, i)
-		r.CallerOff = uint64(int64(r.Off) - delta)
-		u, i = uv(b, i)
+		r.CallerOff = uint64(int64(r.Off) - unzigzag(offz))
+		var n int
+		n, i = small(b, i)
 		switch {
-		case u > maxChain:
-			err = fmt.Errorf("a chain of %d frames", u)
+		case n > maxChain:
+			err = fmt.Errorf("a chain of %d frames", n)
 		case d.skip:
-			i = skipv(b, i, 2*int(u))
+			i = skipv(b, i, 2*n)
 		default:
-			for n := int(u); n > 0; n-- {
+			for ; n > 0; n-- {
 				var l Link
 				l.PC, i = uv(b, i)
 				l.Off, i = uv(b, i)
@@ -492,10 +514,12 @@ func (d *decoder) record(k byte, r *Record) error {
 			r.Values, i, err = d.values(b, i)
 		}
 	case RecExit:
-		var delta int64
-		r.Off, i = uv(b, i)
-		delta, i = sv(b, i)
-		d.lastPC += uint64(delta)
+		var desc byte
+		var pcz uint64
+		desc, i = byte1(b, i)
+		r.Off, i = fld(b, i, desc)
+		pcz, i = fld(b, i, desc>>2)
+		d.lastPC += uint64(unzigzag(pcz))
 		r.PC = d.lastPC
 		r.Values, i, err = d.values(b, i)
 	case RecGo:
@@ -526,14 +550,13 @@ func (d *decoder) record(k byte, r *Record) error {
 const maxChain = 64
 
 // values reads the values of a record (only over them, with their types,
-// when d.skip).
+// when d.skip): see package adirt's value.
 func (d *decoder) values(b []byte, i int) ([]Value, int, error) {
-	u, i := uv(b, i)
-	if u > 64 {
-		return nil, i, fmt.Errorf("%d values in one record", u)
+	n, i := small(b, i)
+	if n > 64 {
+		return nil, i, fmt.Errorf("%d values in one record", n)
 	}
-	n := int(u)
-	if n == 0 {
+	if n == 0 || i > len(b) {
 		return nil, i, nil
 	}
 	d.nvals += n
@@ -542,31 +565,53 @@ func (d *decoder) values(b []byte, i int) ([]Value, int, error) {
 	}
 	start := len(d.slab)
 	keep := !d.skip
-	for ; n > 0 && i <= len(b); n-- {
-		var id uint64
-		id, i = uv(b, i)
-		for id == 0 && i <= len(b) {
+	for ; n > 0 && i < len(b); n-- {
+		desc := b[i]
+		for desc == 0 {
+			// A type's record.
 			var tid uint64
 			var name, kind string
-			tid, i = uv(b, i)
+			tid, i = uv(b, i+1)
 			name, _, i = d.str(b, i, true)
 			kind, _, i = d.str(b, i, true)
 			if tid >= maxTypes {
 				return nil, i, fmt.Errorf("type number %d out of range", tid)
 			}
+			if i >= len(b) {
+				return nil, i, errShort
+			}
 			if n := int(tid) + 1; n > len(*d.types) {
 				*d.types = append(*d.types, make([]Type, n-len(*d.types))...)
 			}
 			(*d.types)[tid] = Type{Name: name, Kind: kind}
-			id, i = uv(b, i)
+			desc = b[i]
 		}
-		v := Value{TypeID: id}
-		v.Tag, i = byte1(b, i)
+		v := Value{Tag: desc & 15}
+		var x uint64
+		v.TypeID, i = fld(b, i+1, desc>>4)
 		switch v.Tag {
 		case TagInt:
-			v.Int, i = sv(b, i)
+			x, i = fld(b, i, desc>>6)
+			v.Int = unzigzag(x)
 		case TagUint:
-			v.Uint, i = uv(b, i)
+			v.Uint, i = fld(b, i, desc>>6)
+		case TagString:
+			var m uint64
+			x, i = fld(b, i, desc>>6)
+			v.Len = int64(x)
+			m, i = uv(b, i)
+			if i > len(b) || m > uint64(len(b)-i) {
+				return nil, len(b) + 1, errShort
+			}
+			if keep {
+				v.Text = d.string(b[i : i+int(m)])
+			}
+			i += int(m)
+		case TagLen:
+			x, i = fld(b, i, desc>>6)
+			v.Len = int64(x)
+			x, i = uv(b, i)
+			v.Cap = int64(x)
 		case TagFloat:
 			v.Text, _, i = d.str(b, i, keep)
 		case TagComplex:
@@ -576,13 +621,6 @@ func (d *decoder) values(b []byte, i int) ([]Value, int, error) {
 			if keep {
 				v.Text = "(" + re + " + " + im + "i)"
 			}
-		case TagString:
-			v.Text, v.Len, i = d.str(b, i, keep)
-		case TagLen:
-			var l, c uint64
-			l, i = uv(b, i)
-			c, i = uv(b, i)
-			v.Len, v.Cap = int64(l), int64(c)
 		case TagNil, TagNonNil, TagFalse, TagTrue, TagOther:
 		default:
 			return nil, i, fmt.Errorf("unknown value tag %d", v.Tag)
@@ -590,6 +628,9 @@ func (d *decoder) values(b []byte, i int) ([]Value, int, error) {
 		if keep {
 			d.slab = append(d.slab, v)
 		}
+	}
+	if n > 0 {
+		return nil, len(b) + 1, errShort
 	}
 	if !keep {
 		return nil, i, nil

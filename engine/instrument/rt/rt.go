@@ -19,6 +19,13 @@
 // with one 8-byte access instead of a loop over its bytes. Signed numbers
 // are zigzag-encoded first.
 //
+// The fixed fields of entries, exits and values are grouped numbers
+// instead: a descriptor byte gives the size (1, 2, 4 or 8 bytes, codes 0
+// to 3) of each of the numbers that follow it, little-endian, so that the
+// reader knows where each one is from the descriptor alone rather than
+// from the number before it (see enter, leave and value). Counts (of
+// values, of chain links) are one-byte varints.
+//
 // The hooks never call user code: values are read by kind (basic kinds by
 // value, strings up to a bound, pointers as nil or not, lengths of slices
 // and maps).
@@ -304,7 +311,44 @@ func (p wp) uvarint(v uint64) wp {
 }
 
 func (p wp) varint(v int64) wp {
-	return p.uvarint(uint64(v<<1) ^ uint64(v>>63))
+	return p.uvarint(zigzag(v))
+}
+
+func zigzag(v int64) uint64 { return uint64(v<<1) ^ uint64(v>>63) }
+
+// sizeCode is, by bits.Len64 of a number, the size code of the grouped
+// number that holds it.
+var sizeCode = [65]byte{
+	0, 0, 0, 0, 0, 0, 0, 0, 0,
+	1, 1, 1, 1, 1, 1, 1, 1,
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+	3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+	3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+}
+
+// field writes v as a grouped number (with an 8-byte store) and returns
+// its size code for the descriptor.
+func (p wp) field(v uint64) (wp, byte) {
+	c := sizeCode[bits.Len64(v)]
+	*(*uint64)(p.p) = v
+	return wp{unsafe.Add(p.p, 1<<c)}, c
+}
+
+// val writes a value without a number: its descriptor (tag | id's size
+// code << 4) and its type id.
+func (p wp) val(tag byte, id uint64) wp {
+	q, c := wp{unsafe.Add(p.p, 1)}.field(id)
+	*(*byte)(p.p) = tag | c<<4
+	return q
+}
+
+// valN writes a value with a number x: its descriptor (tag | id's size
+// code << 4 | x's << 6), its type id and x.
+func (p wp) valN(tag byte, id, x uint64) wp {
+	q, c := wp{unsafe.Add(p.p, 1)}.field(id)
+	q, cx := q.field(x)
+	*(*byte)(p.p) = tag | c<<4 | cx<<6
+	return q
 }
 
 func (p wp) str(v string, max int) wp {
@@ -331,13 +375,6 @@ func begin(s *G, k byte) (wp, bool) {
 	p = p.uvarint((n-s.last)<<3 | uint64(k))
 	s.last = n
 	return p, true
-}
-
-// pc writes a PC as the difference from the last one written in the chunk.
-func (s *G) pc(p wp, pc uintptr) wp {
-	d := int64(pc - s.lastPC)
-	s.lastPC = pc
-	return p.varint(d)
 }
 
 // root is called at an entry with no open frame: the goroutine may be a new
@@ -461,20 +498,30 @@ func enter(site uint64, gp, pcF, pcCaller, off, coff uintptr) (F, *G, wp) {
 	for len(stack) > 0 && stack[len(stack)-1] >= off {
 		stack = stack[:len(stack)-1]
 	}
-	// A PC in the function, once per site: the site says the rest.
-	if site < numSites && siteSeen[site].Load() {
-		p = p.uvarint(site << 1)
-	} else {
-		p = p.uvarint(site<<1 | 1)
+	// The descriptor and the grouped numbers: site<<1 | whether a PC in
+	// the function follows (once per site: the site says the rest), the
+	// frame's offset, the caller's PC (from the chunk's last PC) and the
+	// caller's offset (from the frame's).
+	newSite := site >= numSites || !siteSeen[site].Load()
+	sf := site << 1
+	if newSite {
+		sf |= 1
+	}
+	d := p
+	p = wp{unsafe.Add(p.p, 1)}
+	p, c0 := p.field(sf)
+	p, c1 := p.field(uint64(off))
+	p, c2 := p.field(zigzag(int64(pcCaller - s.lastPC)))
+	s.lastPC = pcCaller
+	p, c3 := p.field(zigzag(int64(off - coff)))
+	*(*byte)(d.p) = c0 | c1<<2 | c2<<4 | c3<<6
+	if newSite {
 		p = p.uvarint(uint64(pcF))
 		s.scan = true
 		if site < numSites {
 			siteSeen[site].Store(true)
 		}
 	}
-	p = p.uvarint(uint64(off))
-	p = s.pc(p, pcCaller)
-	p = p.varint(int64(off - coff))
 	if n := len(stack); n > 0 && stack[n-1] != coff {
 		p = chain(p, gp, off, stack[n-1])
 	} else {
@@ -524,16 +571,26 @@ func leave(f F, pc uintptr) (wp, bool) {
 		stack = stack[:len(stack)-1]
 	}
 	s.stack = stack
-	p = p.uvarint(uint64(f.off))
-	return s.pc(p, pc), true
+	// The descriptor and the grouped numbers: the frame's offset, the PC
+	// (from the chunk's last PC).
+	d := p
+	p = wp{unsafe.Add(p.p, 1)}
+	p, c0 := p.field(uint64(f.off))
+	p, c1 := p.field(zigzag(int64(pc - s.lastPC)))
+	s.lastPC = pc
+	*(*byte)(d.p) = c0 | c1<<2
+	return p, true
 }
 
-// value records one argument or result, given by its address.
+// value records one argument or result, given by its address: a value
+// descriptor (see val and valN), the type id and the value's number, if
+// it has one; then a string's bytes, a float's text, or a length's
+// capacity.
 func (s *G) value(p wp, a any) wp {
 	s.vals++
 	if s.off(p)+maxStr+1024+slack > s.end {
 		// No room left in the record: an unknown type, no value.
-		return p.uvarint(1 << 32).byte1(tagOther)
+		return p.val(tagOther, 1<<32)
 	}
 	// p is only read through unsafe: calling reflect on it would make
 	// every argument escape to the heap.
@@ -545,108 +602,81 @@ func (s *G) value(p wp, a any) wp {
 			s.scan = true // the type's record
 		}
 	}
-	p = p.uvarint(t.id)
-	ptr := e.data
+	id, ptr := t.id, e.data
 	switch t.kind {
 	case reflect.Int:
-		p = p.byte1(tagInt)
-		p = p.varint(int64(*(*int)(ptr)))
+		return p.valN(tagInt, id, zigzag(int64(*(*int)(ptr))))
 	case reflect.Int8:
-		p = p.byte1(tagInt)
-		p = p.varint(int64(*(*int8)(ptr)))
+		return p.valN(tagInt, id, zigzag(int64(*(*int8)(ptr))))
 	case reflect.Int16:
-		p = p.byte1(tagInt)
-		p = p.varint(int64(*(*int16)(ptr)))
+		return p.valN(tagInt, id, zigzag(int64(*(*int16)(ptr))))
 	case reflect.Int32:
-		p = p.byte1(tagInt)
-		p = p.varint(int64(*(*int32)(ptr)))
+		return p.valN(tagInt, id, zigzag(int64(*(*int32)(ptr))))
 	case reflect.Int64:
-		p = p.byte1(tagInt)
-		p = p.varint(*(*int64)(ptr))
+		return p.valN(tagInt, id, zigzag(*(*int64)(ptr)))
 	case reflect.Uint, reflect.Uintptr:
-		p = p.byte1(tagUint)
-		p = p.uvarint(uint64(*(*uint)(ptr)))
+		return p.valN(tagUint, id, uint64(*(*uint)(ptr)))
 	case reflect.Uint8:
-		p = p.byte1(tagUint)
-		p = p.uvarint(uint64(*(*uint8)(ptr)))
+		return p.valN(tagUint, id, uint64(*(*uint8)(ptr)))
 	case reflect.Uint16:
-		p = p.byte1(tagUint)
-		p = p.uvarint(uint64(*(*uint16)(ptr)))
+		return p.valN(tagUint, id, uint64(*(*uint16)(ptr)))
 	case reflect.Uint32:
-		p = p.byte1(tagUint)
-		p = p.uvarint(uint64(*(*uint32)(ptr)))
+		return p.valN(tagUint, id, uint64(*(*uint32)(ptr)))
 	case reflect.Uint64:
-		p = p.byte1(tagUint)
-		p = p.uvarint(*(*uint64)(ptr))
+		return p.valN(tagUint, id, *(*uint64)(ptr))
 	case reflect.Float32:
-		p = p.byte1(tagFloat)
-		p = p.float(float64(*(*float32)(ptr)), 32)
+		return p.val(tagFloat, id).float(float64(*(*float32)(ptr)), 32)
 	case reflect.Float64:
-		p = p.byte1(tagFloat)
-		p = p.float(*(*float64)(ptr), 64)
+		return p.val(tagFloat, id).float(*(*float64)(ptr), 64)
 	case reflect.Complex64:
 		c := *(*complex64)(ptr)
-		p = p.byte1(tagComplex)
-		p = p.float(float64(real(c)), 32)
-		p = p.float(float64(imag(c)), 32)
+		return p.val(tagComplex, id).float(float64(real(c)), 32).float(float64(imag(c)), 32)
 	case reflect.Complex128:
 		c := *(*complex128)(ptr)
-		p = p.byte1(tagComplex)
-		p = p.float(real(c), 64)
-		p = p.float(imag(c), 64)
+		return p.val(tagComplex, id).float(real(c), 64).float(imag(c), 64)
 	case reflect.Bool:
 		if *(*bool)(ptr) {
-			p = p.byte1(tagTrue)
-		} else {
-			p = p.byte1(tagFalse)
+			return p.val(tagTrue, id)
 		}
+		return p.val(tagFalse, id)
 	case reflect.String:
-		p = p.byte1(tagString)
-		p = p.str(*(*string)(ptr), maxStr)
-	case reflect.Pointer, reflect.UnsafePointer, reflect.Func:
-		if *(*uintptr)(ptr) == 0 {
-			p = p.byte1(tagNil)
-		} else {
-			p = p.byte1(tagNonNil)
+		// The number is the length; then the bytes up to the bound, with
+		// their count.
+		v := *(*string)(ptr)
+		p = p.valN(tagString, id, uint64(len(v)))
+		if len(v) > maxStr {
+			v = v[:maxStr]
 		}
+		p = p.uvarint(uint64(len(v)))
+		copy(unsafe.Slice((*byte)(p.p), len(v)), v)
+		return wp{unsafe.Add(p.p, len(v))}
+	case reflect.Pointer, reflect.UnsafePointer, reflect.Func, reflect.Interface:
+		if *(*uintptr)(ptr) == 0 {
+			return p.val(tagNil, id)
+		}
+		return p.val(tagNonNil, id)
 	case reflect.Map, reflect.Chan:
 		m := *(*unsafe.Pointer)(ptr)
 		if m == nil {
-			p = p.byte1(tagNil)
-			break
+			return p.val(tagNil, id)
 		}
 		// The count is the first word of a map's and a channel's header;
 		// a channel's capacity is the second.
-		p = p.byte1(tagLen)
-		p = p.uvarint(uint64(*(*int)(m)))
+		p = p.valN(tagLen, id, uint64(*(*int)(m)))
 		if t.kind == reflect.Chan {
-			p = p.uvarint(uint64(*(*int)(unsafe.Add(m, 8))))
-		} else {
-			p = p.uvarint(0)
+			return p.uvarint(uint64(*(*int)(unsafe.Add(m, 8))))
 		}
+		return p.uvarint(0)
 	case reflect.Slice:
 		h := (*sliceHeader)(ptr)
 		if h.data == nil {
-			p = p.byte1(tagNil)
-			break
+			return p.val(tagNil, id)
 		}
-		p = p.byte1(tagLen)
-		p = p.uvarint(uint64(h.len))
-		p = p.uvarint(uint64(h.cap))
-	case reflect.Interface:
-		if *(*uintptr)(ptr) == 0 {
-			p = p.byte1(tagNil)
-		} else {
-			p = p.byte1(tagNonNil)
-		}
+		return p.valN(tagLen, id, uint64(h.len)).uvarint(uint64(h.cap))
 	case reflect.Array:
-		p = p.byte1(tagLen)
-		p = p.uvarint(uint64(t.alen))
-		p = p.uvarint(0)
-	default:
-		p = p.byte1(tagOther)
+		return p.valN(tagLen, id, uint64(t.alen)).uvarint(0)
 	}
-	return p
+	return p.val(tagOther, id)
 }
 
 // float writes the text of a float as Go's %g with the precision of its
@@ -688,9 +718,8 @@ func typeInfo(p wp, typ uintptr) (*tent, wp) {
 	}
 	ttab[h].Store(t)
 	if !ok {
-		// A type record inside the current record: the reader takes it
-		// where a value's type id is 0.
-		p = p.uvarint(0)
+		// A type record before the value: a value descriptor of tag 0.
+		p = p.byte1(0)
 		p = p.uvarint(id)
 		p = p.str(typeName(rt), 512)
 		p = p.str(rt.Kind().String(), 32)

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/adi-go/adi/engine/instrument"
@@ -326,6 +327,57 @@ func BenchmarkRead(b *testing.B) {
 		f.Close()
 		if n != 2*57313 {
 			b.Fatalf("%d values", n)
+		}
+	}
+}
+
+//go:noinline
+func kinds(f float32, b bool, s []int, m map[int]int, c chan int, p *int, str string, z complex128, a [3]int, i8 int8, u16 uint16, e error) {
+	h := EN(3, &f, &b, &s, &m, &c, &p, &str, &z, &a, &i8, &u16, &e)
+	defer X0(h)
+}
+
+// TestKinds reads back a value of each kind.
+func TestKinds(t *testing.T) {
+	path := startRecording(t)
+	long := strings.Repeat("ab", maxStr)
+	x := 1
+	kinds(1.5, true, make([]int, 2, 5), map[int]int{1: 1, 2: 2, 3: 3}, make(chan int, 4), &x, long, complex(1, -2), [3]int{}, -8, 65535, nil)
+	kinds(-0.25, false, nil, nil, nil, nil, "", 0, [3]int{}, 127, 0, os.ErrNotExist)
+	tr, err := instrument.ReadTrace(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range tr.Records {
+		if r.Kind != instrument.RecEnter {
+			continue
+		}
+		var vs []string
+		for _, v := range r.Values {
+			s := fmt.Sprintf("%s/%s:%d", v.Type.Name, v.Type.Kind, v.Tag)
+			switch v.Tag {
+			case instrument.TagLen:
+				s += fmt.Sprintf(" %d,%d", v.Len, v.Cap)
+			case instrument.TagString:
+				s += fmt.Sprintf(" %d %q", v.Len, v.Text)
+			default:
+				s += " " + v.String()
+			}
+			vs = append(vs, s)
+		}
+		got = append(got, strings.Join(vs, "; "))
+	}
+	want := []string{
+		`float32/float32:3 1.5; bool/bool:5 ; []int/slice:9 2,5; map[int]int/map:9 3,0; chan int/chan:9 0,4; *int/ptr:8 ; string/string:6 128 "` + long[:maxStr] + `"; complex128/complex128:11 (1 + -2i); [3]int/array:9 3,0; int8/int8:1 -8; uint16/uint16:2 65535; error/interface:7 `,
+		`float32/float32:3 -0.25; bool/bool:4 ; []int/slice:7 ; map[int]int/map:7 ; chan int/chan:7 ; *int/ptr:7 ; string/string:6 0 ""; complex128/complex128:11 (0 + 0i); [3]int/array:9 3,0; int8/int8:1 127; uint16/uint16:2 0; error/interface:8 `,
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d entries: %q", len(got), got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("entry %d:\n got %s\nwant %s", i, got[i], want[i])
 		}
 	}
 }
