@@ -44,9 +44,9 @@ const chunkSize = 64 << 10
 
 // The chunk header (see package adirt): entries, values, flags.
 const (
-	hdrSize   = 16
-	hdrClosed = 1
-	hdrScan   = 2
+	hdrSize = 16
+	hdrUsed = 1
+	hdrScan = 2
 )
 
 // mapPopulate is Linux's MAP_POPULATE.
@@ -175,7 +175,7 @@ func OpenFile(path string) (*File, error) {
 	}
 	for start := 0; start < len(f.data); start += chunkSize {
 		c := f.cursor(start)
-		if h := c.d.b[:hdrSize]; h[8]&(hdrClosed|hdrScan) == hdrClosed {
+		if h := c.d.b[:hdrSize]; h[8]&(hdrUsed|hdrScan) == hdrUsed {
 			// Nothing to see but counts, which the header gives.
 			f.Enters += int(binary.LittleEndian.Uint32(h[0:]))
 			f.Values += int(binary.LittleEndian.Uint32(h[4:]))

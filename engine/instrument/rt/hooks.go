@@ -201,7 +201,7 @@ func Go() {
 		return
 	}
 	if p, ok := begin(s, recGo); ok {
-		s.scan = true
+		s.hdr().flags |= hdrScan
 		s.done(p.uvarint(uint64(pcF)))
 	}
 }

@@ -32,7 +32,6 @@
 package adirt
 
 import (
-	"encoding/binary"
 	"math/bits"
 	"os"
 	"reflect"
@@ -44,19 +43,26 @@ import (
 	"unsafe"
 )
 
-// A chunk starts with a header of hdrSize bytes, zero until the goroutine
-// leaves the chunk for a new one and writes there the number of entry
-// records of the chunk (4 bytes, little-endian), the number of its values
-// (4 bytes) and the flags hdrClosed and, when the chunk has records the
-// reader needs before it reads the file in order (goroutines, go
-// statements, recovers, the first record of a type or of a site),
-// hdrScan. The reader's first pass over the file reads only the chunks
-// that are not closed or must be scanned.
+// A chunk starts with a header of hdrSize bytes, kept up to date as the
+// goroutine writes (no exit hook runs when the process ends): the number
+// of entry records of the chunk (4 bytes, little-endian), the number of
+// its values (4 bytes), and the flags hdrUsed (set when the goroutine
+// takes the chunk) and hdrScan, when the chunk has records the reader
+// needs before it reads the file in order (goroutines, go statements,
+// recovers, the first record of a type or of a site). The reader's first
+// pass over the file reads through only the chunks with hdrScan.
 const (
-	hdrSize   = 16
-	hdrClosed = 1
-	hdrScan   = 2
+	hdrSize = 16
+	hdrUsed = 1
+	hdrScan = 2
 )
+
+// chunkHdr is the header of a chunk, as it is laid out (amd64 is
+// little-endian).
+type chunkHdr struct {
+	enters, vals uint32
+	flags        uint8
+}
 
 // Record kinds. A record starts with the number seqΔ<<3 | kind, seqΔ
 // being the difference of its sequence number from that of the chunk's
@@ -94,7 +100,8 @@ const (
 const (
 	chunkSize = 64 << 10
 	segSize   = 4 << 20
-	// maxRecord bounds one record; a chunk with less room left is closed.
+	// maxRecord bounds one record; a goroutine leaves a chunk with less
+	// room left for a new one.
 	maxRecord = 4 << 10
 	// slack is the room kept past a record for the 8-byte stores of its
 	// last numbers.
@@ -118,11 +125,10 @@ type G struct {
 	// lastPC is the last PC of a caller or of an exit written in the
 	// chunk: the next one is written as the difference from it.
 	lastPC uintptr
-	// The chunk's header (see hdrSize): its entries, values, and whether
-	// the reader must scan it.
-	enters, vals uint32
-	scan         bool
 }
+
+// hdr is the header of the goroutine's chunk.
+func (s *G) hdr() *chunkHdr { return (*chunkHdr)(s.base) }
 
 // wp is a write position in a chunk: memory of the mapped file, never of
 // the Go heap. Writers take and return it so that it stays in a register
@@ -241,9 +247,6 @@ func (s *G) room() bool {
 
 // newChunk gives the goroutine a new chunk of the file.
 func (s *G) newChunk() bool {
-	if s.base != nil {
-		s.closeChunk()
-	}
 	if stopped.Load() {
 		return false
 	}
@@ -269,20 +272,8 @@ func (s *G) newChunk() bool {
 	s.base, s.pos, s.end = unsafe.Pointer(unsafe.SliceData(seg)), hdrSize, chunkSize
 	seg = seg[chunkSize:]
 	s.last, s.lastPC = 0, 0
-	s.enters, s.vals, s.scan = 0, 0, false
+	s.hdr().flags = hdrUsed
 	return true
-}
-
-// closeChunk writes the header of the goroutine's chunk, which it leaves.
-func (s *G) closeChunk() {
-	h := (*[hdrSize]byte)(s.base)
-	binary.LittleEndian.PutUint32(h[0:], s.enters)
-	binary.LittleEndian.PutUint32(h[4:], s.vals)
-	h[8] = hdrClosed
-	if s.scan {
-		h[8] |= hdrScan
-	}
-	s.base, s.pos, s.end = nil, 0, 0
 }
 
 // writeStop appends a stop record past the end of the file (mu held).
@@ -424,7 +415,7 @@ func (s *G) root() {
 	if !ok {
 		return
 	}
-	s.scan = true
+	s.hdr().flags |= hdrScan
 	p = p.varint(s.goid)
 	p = p.varint(parent)
 	p = p.str(creator, 1024)
@@ -492,7 +483,7 @@ func enter(site uint64, gp, pcF, pcCaller, off, coff uintptr) (F, *G, wp) {
 	if !ok {
 		return F{}, nil, wp{}
 	}
-	s.enters++
+	s.hdr().enters++
 	// Frames deeper than this one are gone (left without their exit hook).
 	stack := s.stack
 	for len(stack) > 0 && stack[len(stack)-1] >= off {
@@ -517,7 +508,7 @@ func enter(site uint64, gp, pcF, pcCaller, off, coff uintptr) (F, *G, wp) {
 	*(*byte)(d.p) = c0 | c1<<2 | c2<<4 | c3<<6
 	if newSite {
 		p = p.uvarint(uint64(pcF))
-		s.scan = true
+		s.hdr().flags |= hdrScan
 		if site < numSites {
 			siteSeen[site].Store(true)
 		}
@@ -587,7 +578,7 @@ func leave(f F, pc uintptr) (wp, bool) {
 // it has one; then a string's bytes, a float's text, or a length's
 // capacity.
 func (s *G) value(p wp, a any) wp {
-	s.vals++
+	s.hdr().vals++
 	if s.off(p)+maxStr+1024+slack > s.end {
 		// No room left in the record: an unknown type, no value.
 		return p.val(tagOther, 1<<32)
@@ -599,7 +590,7 @@ func (s *G) value(p wp, a any) wp {
 	if t == nil || t.typ != uintptr(e.typ) {
 		q := p
 		if t, p = typeInfo(p, uintptr(e.typ)); p != q {
-			s.scan = true // the type's record
+			s.hdr().flags |= hdrScan // the type's record
 		}
 	}
 	id, ptr := t.id, e.data
@@ -770,7 +761,7 @@ func rec(gp uintptr, v any) {
 	if !ok {
 		return
 	}
-	s.scan = true
+	s.hdr().flags |= hdrScan
 	var text string
 	switch x := v.(type) {
 	case string:
