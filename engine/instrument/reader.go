@@ -1,7 +1,6 @@
 package instrument
 
 import (
-	"container/heap"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -291,7 +290,9 @@ func (f *File) Each(fn func(*Record) error) error {
 			h = append(h, c)
 		}
 	}
-	heap.Init(&h)
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
 	for len(h) > 0 {
 		c := h[0]
 		types := *f.types
@@ -310,9 +311,11 @@ func (f *File) Each(fn func(*Record) error) error {
 		}
 		switch {
 		case r == nil:
-			heap.Pop(&h)
+			h[0] = h[len(h)-1]
+			h = h[:len(h)-1]
+			h.down(0)
 		case len(h) > 1 && h[1].rec.Seq < r.Seq, len(h) > 2 && h[2].rec.Seq < r.Seq:
-			heap.Fix(&h, 0)
+			h.down(0)
 			// Else the chunk's next record still comes first (the usual
 			// case: a goroutine's records follow one another).
 		}
@@ -320,18 +323,32 @@ func (f *File) Each(fn func(*Record) error) error {
 	return nil
 }
 
-// cursorHeap orders chunks by the Seq of their current record.
+// cursorHeap orders chunks by the Seq of their current record, smallest
+// first (container/heap's interface calls cost more than the rest of the
+// merge).
 type cursorHeap []*cursor
 
-func (h cursorHeap) Len() int           { return len(h) }
-func (h cursorHeap) Less(i, j int) bool { return h[i].rec.Seq < h[j].rec.Seq }
-func (h cursorHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *cursorHeap) Push(x any)        { *h = append(*h, x.(*cursor)) }
-func (h *cursorHeap) Pop() any {
-	old := *h
-	c := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return c
+// down moves the cursor at i down to its place.
+func (h cursorHeap) down(i int) {
+	if i >= len(h) {
+		return
+	}
+	c := h[i]
+	for {
+		m := 2*i + 1
+		if m >= len(h) {
+			break
+		}
+		if r := m + 1; r < len(h) && h[r].rec.Seq < h[m].rec.Seq {
+			m = r
+		}
+		if c.rec.Seq < h[m].rec.Seq {
+			break
+		}
+		h[i] = h[m]
+		i = m
+	}
+	h[i] = c
 }
 
 type decoder struct {
