@@ -335,6 +335,12 @@ func (p wp) val(tag byte, id uint64) wp {
 
 // valN writes a value with a number x: its descriptor (tag | id's size
 // code << 4 | x's << 6), its type id and x.
+//
+// Not inlined: inlined into the cases of value, it made the hooks of a
+// recursive function with an int argument and result 40% slower
+// (BenchmarkHooks).
+//
+//go:noinline
 func (p wp) valN(tag byte, id, x uint64) wp {
 	q, c := wp{unsafe.Add(p.p, 1)}.field(id)
 	q, cx := q.field(x)
