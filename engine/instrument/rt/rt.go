@@ -473,7 +473,7 @@ func stackOf(goid int64) string {
 }
 
 // enter records the entry of a frame; gp..coff are from frames(). The
-// caller writes the values and sets s.p to the returned position.
+// caller writes the values and ends the record with s.done.
 func enter(site uint64, gp, pcF, pcCaller, off, coff uintptr) (F, *G, wp) {
 	if !enabled || stopped.Load() {
 		return F{}, nil, wp{}
@@ -556,7 +556,7 @@ func chain(p wp, gp, off, top uintptr) wp {
 }
 
 // leave records the exit of frame f; pc is from exitFrames(). The caller
-// writes the values and sets s.p to the returned position.
+// writes the values and ends the record with s.done.
 func leave(f F, pc uintptr) (wp, bool) {
 	s := f.g
 	p, ok := begin(s, recExit)
