@@ -1,10 +1,10 @@
 package instrument
 
 import (
-	"container/heap"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 	"os"
 	"sort"
 	"strconv"
@@ -14,6 +14,7 @@ import (
 
 // Record kinds, as the runtime writes them (see rt/rt.go).
 const (
+	recGoid    = 0
 	RecEnter   = 1
 	RecExit    = 2
 	RecGo      = 3
@@ -39,6 +40,16 @@ const (
 )
 
 const chunkSize = 64 << 10
+
+// The chunk header (see package adirt): entries, values, flags.
+const (
+	hdrSize = 16
+	hdrUsed = 1
+	hdrScan = 2
+)
+
+// mapPopulate is Linux's MAP_POPULATE.
+const mapPopulate = 0x8000
 
 // Type is a type the runtime named.
 type Type struct {
@@ -155,13 +166,20 @@ func OpenFile(path string) (*File, error) {
 	}
 	f := &File{types: new([]Type), sitePC: map[int]uint64{}, Bytes: fi.Size(), path: path}
 	if fi.Size() > 0 {
-		f.data, err = syscall.Mmap(int(fd.Fd()), 0, int(fi.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+		// MAP_POPULATE: the pages are mapped at once, not by a fault each.
+		f.data, err = syscall.Mmap(int(fd.Fd()), 0, int(fi.Size()), syscall.PROT_READ, syscall.MAP_SHARED|mapPopulate)
 		if err != nil {
 			return nil, fmt.Errorf("mapping the record file: %w", err)
 		}
 	}
 	for start := 0; start < len(f.data); start += chunkSize {
 		c := f.cursor(start)
+		if h := c.d.b[:hdrSize]; h[8]&(hdrUsed|hdrScan) == hdrUsed {
+			// Nothing to see but counts, which the header gives.
+			f.Enters += int(binary.LittleEndian.Uint32(h[0:]))
+			f.Values += int(binary.LittleEndian.Uint32(h[4:]))
+			continue
+		}
 		c.d.skip = true
 		for {
 			r, err := c.next()
@@ -208,27 +226,56 @@ type cursor struct {
 
 func (f *File) cursor(start int) *cursor {
 	end := min(start+chunkSize, len(f.data))
-	return &cursor{d: decoder{b: f.data[start:end], types: f.types, sitePC: f.sitePC}, start: start, path: f.path}
+	return &cursor{d: decoder{b: padded(f.data[start:end]), i: hdrSize, types: f.types, sitePC: f.sitePC}, start: start, path: f.path}
+}
+
+// padded returns a chunk shorter than the runtime's chunks (the stop
+// record past the end of the file, or a file cut short) copied with zeros
+// after it: uv reads 9 bytes at a time, and the runtime keeps more room
+// than that after every record of a whole chunk.
+func padded(b []byte) []byte {
+	if len(b) == chunkSize {
+		return b
+	}
+	p := make([]byte, max(len(b), hdrSize)+16)
+	copy(p, b)
+	return p
 }
 
 // next decodes the chunk's next record into c.rec (nil at the end of the
 // chunk). The record's slices are reused by the next call.
 func (c *cursor) next() (*Record, error) {
 	d := &c.d
-	if d.i >= len(d.b) || d.b[d.i] == 0 || c.stopped {
-		return nil, nil
+	for {
+		if d.i >= len(d.b) || d.b[d.i] == 0 || c.stopped {
+			return nil, nil
+		}
+		h, i := uv(d.b, d.i)
+		d.i = i
+		k := byte(h & 7)
+		switch k {
+		case recStop:
+			c.stopped = true
+			return nil, nil
+		case recGoid:
+			d.goid, d.i = sv(d.b, d.i)
+			if d.i > len(d.b) {
+				return nil, c.errorf(errShort)
+			}
+			continue
+		}
+		d.slab = d.slab[:0]
+		c.rec.Seq = d.last + h>>3
+		d.last = c.rec.Seq
+		if err := d.record(k, &c.rec); err != nil {
+			return nil, c.errorf(err)
+		}
+		return &c.rec, nil
 	}
-	k := d.b[d.i]
-	d.i++
-	if k == recStop {
-		c.stopped = true
-		return nil, nil
-	}
-	d.slab = d.slab[:0]
-	if err := d.record(k, &c.rec); err != nil {
-		return nil, fmt.Errorf("record file %s, offset %d: %w", c.path, c.start+d.i, err)
-	}
-	return &c.rec, nil
+}
+
+func (c *cursor) errorf(err error) error {
+	return fmt.Errorf("record file %s, offset %d: %w", c.path, c.start+c.d.i, err)
 }
 
 // Each calls fn for every record in order of Seq. The record and its
@@ -243,7 +290,9 @@ func (f *File) Each(fn func(*Record) error) error {
 			h = append(h, c)
 		}
 	}
-	heap.Init(&h)
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
 	for len(h) > 0 {
 		c := h[0]
 		types := *f.types
@@ -262,9 +311,11 @@ func (f *File) Each(fn func(*Record) error) error {
 		}
 		switch {
 		case r == nil:
-			heap.Pop(&h)
+			h[0] = h[len(h)-1]
+			h = h[:len(h)-1]
+			h.down(0)
 		case len(h) > 1 && h[1].rec.Seq < r.Seq, len(h) > 2 && h[2].rec.Seq < r.Seq:
-			heap.Fix(&h, 0)
+			h.down(0)
 			// Else the chunk's next record still comes first (the usual
 			// case: a goroutine's records follow one another).
 		}
@@ -272,90 +323,138 @@ func (f *File) Each(fn func(*Record) error) error {
 	return nil
 }
 
-// cursorHeap orders chunks by the Seq of their current record.
+// cursorHeap orders chunks by the Seq of their current record, smallest
+// first (container/heap's interface calls cost more than the rest of the
+// merge).
 type cursorHeap []*cursor
 
-func (h cursorHeap) Len() int           { return len(h) }
-func (h cursorHeap) Less(i, j int) bool { return h[i].rec.Seq < h[j].rec.Seq }
-func (h cursorHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *cursorHeap) Push(x any)        { *h = append(*h, x.(*cursor)) }
-func (h *cursorHeap) Pop() any {
-	old := *h
-	c := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return c
+// down moves the cursor at i down to its place.
+func (h cursorHeap) down(i int) {
+	if i >= len(h) {
+		return
+	}
+	c := h[i]
+	for {
+		m := 2*i + 1
+		if m >= len(h) {
+			break
+		}
+		if r := m + 1; r < len(h) && h[r].rec.Seq < h[m].rec.Seq {
+			m = r
+		}
+		if c.rec.Seq < h[m].rec.Seq {
+			break
+		}
+		h[i] = h[m]
+		i = m
+	}
+	h[i] = c
 }
 
 type decoder struct {
 	b     []byte
 	i     int
-	err   error
 	types *[]Type
 	// sitePC is a PC in each site's function (written once per site).
 	sitePC map[int]uint64
-	// last is the number of the chunk's last record.
-	last uint64
+	// last is the number of the chunk's last record, goid the goroutine
+	// of its records, lastPC the last caller's or exit's PC.
+	last   uint64
+	goid   int64
+	lastPC uint64
 	// slab is where the values of records are allocated from, in bulk.
 	slab []Value
 	// text is where strings are allocated from, in bulk (see str).
 	text []byte
-	// skip is set to read over values (their types are still read);
-	// skipping while values are read so.
-	skip, skipping bool
+	// skip is set to read over values (their types are still read).
+	skip bool
+	// dirty is set when the record last decoded has fields that those of
+	// entries and exits do not set.
+	dirty bool
 	// nvals counts the values read.
 	nvals int
 }
 
 var errShort = errors.New("truncated record")
 
-func (d *decoder) uvarint() uint64 {
-	if d.err != nil {
-		return 0
+// The decoding functions take the chunk b and the index i of what they
+// read, and return the index after it: b and i stay in registers. An index
+// past len(b) means that the chunk ended inside the record.
+
+// uv reads a prefix varint (see package adirt) with one 8-byte load: a
+// number the runtime wrote is followed by at least 8 bytes of its chunk
+// (see padded). An index past the end says that the record is truncated.
+func uv(b []byte, i int) (uint64, int) {
+	if uint(i)+9 > uint(len(b)) {
+		return 0, len(b) + 1
 	}
-	if d.i < len(d.b) && d.b[d.i] < 0x80 {
-		d.i++
-		return uint64(d.b[d.i-1])
+	w := binary.LittleEndian.Uint64(b[i:])
+	if w&0xff != 0 {
+		n := bits.TrailingZeros64(w) + 1
+		return w << (64 - 8*n) >> (64 - 7*n), i + n
 	}
-	v, n := binary.Uvarint(d.b[d.i:])
-	if n <= 0 {
-		d.err = errShort
-		return 0
-	}
-	d.i += n
-	return v
+	return binary.LittleEndian.Uint64(b[i+1:]), i + 9
 }
 
-func (d *decoder) varint() int64 {
-	u := d.uvarint()
-	v := int64(u >> 1)
-	if u&1 != 0 {
-		v = ^v
+// fld reads a grouped number of size code c: 1, 2, 4 or 8 bytes.
+func fld(b []byte, i int, c byte) (uint64, int) {
+	if uint(i)+8 > uint(len(b)) {
+		return 0, len(b) + 1
 	}
-	return v
+	sh := 64 - 8<<(c&3)
+	return binary.LittleEndian.Uint64(b[i:]) << sh >> sh, i + 1<<(c&3)
 }
 
-func (d *decoder) byte1() byte {
-	if d.err != nil || d.i >= len(d.b) {
-		d.err = errShort
-		return 0
+// small reads a one-byte varint (a count).
+func small(b []byte, i int) (int, int) {
+	if uint(i) >= uint(len(b)) || b[i]&1 == 0 {
+		return 0, len(b) + 1
 	}
-	d.i++
-	return d.b[d.i-1]
+	return int(b[i] >> 1), i + 1
 }
 
-// str reads a string; full is its length before the bound cut it.
-func (d *decoder) str() (s string, full int64) {
-	full = int64(d.uvarint())
-	n := int(d.uvarint())
-	if d.err != nil || n < 0 || d.i+n > len(d.b) {
-		d.err = errShort
-		return "", 0
+func unzigzag(u uint64) int64 { return int64(u>>1) ^ -int64(u&1) }
+
+// sv reads a zigzag-encoded signed varint.
+func sv(b []byte, i int) (int64, int) {
+	u, i := uv(b, i)
+	return int64(u>>1) ^ -int64(u&1), i
+}
+
+// skipv reads over n varints.
+func skipv(b []byte, i, n int) int {
+	for ; n > 0 && i < len(b); n-- {
+		if c := b[i]; c != 0 {
+			i += bits.TrailingZeros8(c) + 1
+		} else {
+			i += 9
+		}
 	}
-	if !d.skipping {
-		s = d.string(d.b[d.i : d.i+n])
+	if n > 0 {
+		return len(b) + 1
 	}
-	d.i += n
-	return s, full
+	return i
+}
+
+func byte1(b []byte, i int) (byte, int) {
+	if i < 0 || i >= len(b) {
+		return 0, len(b) + 1
+	}
+	return b[i], i + 1
+}
+
+// str reads a string (only its length if !keep); full is its length
+// before the runtime's bound cut it.
+func (d *decoder) str(b []byte, i int, keep bool) (s string, full int64, _ int) {
+	f, i := uv(b, i)
+	n, i := uv(b, i)
+	if i > len(b) || n > uint64(len(b)-i) {
+		return "", 0, len(b) + 1
+	}
+	if keep {
+		s = d.string(b[i : i+int(n)])
+	}
+	return s, int64(f), i + int(n)
 }
 
 // string copies b into a string allocated in bulk with others: the bytes
@@ -380,166 +479,180 @@ func (d *decoder) string(b []byte) string {
 // types it names from 1).
 const maxTypes = 1 << 20
 
-// record decodes a record of kind k into r, reusing r.Chain.
+// record decodes the rest of a record of kind k into r (its Seq read),
+// reusing r.Chain.
 func (d *decoder) record(k byte, r *Record) error {
-	*r = Record{Kind: k, Chain: r.Chain[:0]}
-	r.Seq = d.last + d.uvarint()
-	d.last = r.Seq
-	r.Goid = d.varint()
-	if d.skip && (k == RecEnter || k == RecExit) {
-		d.skipRecord(k, r)
-		return d.err
+	if d.dirty {
+		*r = Record{Seq: r.Seq, Chain: r.Chain}
+		d.dirty = false
 	}
+	// The fields of entries and exits; the others are zero but after a
+	// record of another kind (dirty).
+	r.Kind, r.Goid, r.Site, r.PC, r.CallerPC, r.Off, r.CallerOff = k, d.goid, 0, 0, 0, 0, 0
+	r.Chain, r.Values = r.Chain[:0], nil
+	b, i := d.b, d.i
+	var err error
 	switch k {
 	case RecEnter:
-		site := d.uvarint()
+		// The grouped numbers (see package adirt's enter).
+		var desc byte
+		var site, pcz, offz uint64
+		desc, i = byte1(b, i)
+		site, i = fld(b, i, desc)
+		r.Off, i = fld(b, i, desc>>2)
+		pcz, i = fld(b, i, desc>>4)
+		offz, i = fld(b, i, desc>>6)
 		r.Site = int(site >> 1)
 		if site&1 != 0 {
-			r.PC = d.uvarint()
+			r.PC, i = uv(b, i)
 			d.sitePC[r.Site] = r.PC
-		} else {
+		} else if !d.skip {
 			r.PC = d.sitePC[r.Site]
 		}
-		r.Off = d.uvarint()
-		r.CallerPC = d.uvarint()
-		r.CallerOff = uint64(int64(r.Off) - d.varint())
-		n := int(d.uvarint())
-		for i := 0; i < n && d.err == nil; i++ {
-			r.Chain = append(r.Chain, Link{PC: d.uvarint(), Off: d.uvarint()})
+		d.lastPC += uint64(unzigzag(pcz))
+		r.CallerPC = d.lastPC
+		r.CallerOff = uint64(int64(r.Off) - unzigzag(offz))
+		var n int
+		n, i = small(b, i)
+		switch {
+		case n > maxChain:
+			err = fmt.Errorf("a chain of %d frames", n)
+		case d.skip:
+			i = skipv(b, i, 2*n)
+		default:
+			for ; n > 0; n-- {
+				var l Link
+				l.PC, i = uv(b, i)
+				l.Off, i = uv(b, i)
+				r.Chain = append(r.Chain, l)
+			}
 		}
-		r.Values = d.values()
+		if err == nil {
+			r.Values, i, err = d.values(b, i)
+		}
 	case RecExit:
-		r.Off = d.uvarint()
-		r.PC = d.uvarint()
-		r.Values = d.values()
+		var desc byte
+		var pcz uint64
+		desc, i = byte1(b, i)
+		r.Off, i = fld(b, i, desc)
+		pcz, i = fld(b, i, desc>>2)
+		d.lastPC += uint64(unzigzag(pcz))
+		r.PC = d.lastPC
+		r.Values, i, err = d.values(b, i)
 	case RecGo:
-		r.PC = d.uvarint()
+		r.PC, i = uv(b, i)
 	case RecGInfo:
-		r.Parent = d.varint()
-		r.Creator, _ = d.str()
-		r.CreatorSite, _ = d.str()
-		r.ParentStack, _ = d.str()
+		d.dirty = true
+		d.goid, i = sv(b, i)
+		r.Goid = d.goid
+		r.Parent, i = sv(b, i)
+		r.Creator, _, i = d.str(b, i, true)
+		r.CreatorSite, _, i = d.str(b, i, true)
+		r.ParentStack, _, i = d.str(b, i, true)
 	case RecRecover:
-		r.Text, _ = d.str()
+		d.dirty = true
+		r.Text, _, i = d.str(b, i, true)
 	default:
-		return fmt.Errorf("unknown record kind %d", k)
+		err = fmt.Errorf("unknown record kind %d", k)
 	}
-	return d.err
+	d.i = i
+	if err == nil && i > len(b) {
+		err = errShort
+	}
+	return err
 }
 
-// skipRecord reads over the rest of an entry or exit record, keeping only
-// the site's PC.
-func (d *decoder) skipRecord(k byte, r *Record) {
-	if k == RecEnter {
-		site := d.uvarint()
-		r.Site = int(site >> 1)
-		if site&1 != 0 {
-			r.PC = d.uvarint()
-			d.sitePC[r.Site] = r.PC
-		}
-		d.over(3) // offset, caller's PC, caller's offset
-		n := d.uvarint()
-		if n > uint64(len(d.b)) {
-			d.err = errShort
-			return
-		}
-		d.over(2 * int(n))
-	} else {
-		d.over(2) // offset, PC
-	}
-	d.values()
-}
+// maxChain bounds the frames between a frame and its caller (the
+// runtime's maxChain).
+const maxChain = 64
 
-// over reads over n varints.
-func (d *decoder) over(n int) {
-	for ; n > 0 && d.err == nil; n-- {
-		for {
-			if d.i >= len(d.b) {
-				d.err = errShort
-				return
-			}
-			c := d.b[d.i]
-			d.i++
-			if c < 0x80 {
-				break
-			}
-		}
-	}
-}
-
-func (d *decoder) values() []Value {
-	n := int(d.uvarint())
+// values reads the values of a record (only over them, with their types,
+// when d.skip): see package adirt's value.
+func (d *decoder) values(b []byte, i int) ([]Value, int, error) {
+	n, i := small(b, i)
 	if n > 64 {
-		d.err = fmt.Errorf("%d values in one record", n)
-		return nil
+		return nil, i, fmt.Errorf("%d values in one record", n)
 	}
-	if n == 0 {
-		return nil
+	if n == 0 || i > len(b) {
+		return nil, i, nil
 	}
 	d.nvals += n
-	if len(d.slab)+n > cap(d.slab) {
+	if !d.skip && len(d.slab)+n > cap(d.slab) {
 		d.slab = make([]Value, 0, max(64, n))
 	}
 	start := len(d.slab)
-	d.skipping = d.skip
-	for i := 0; i < n && d.err == nil; i++ {
-		id := d.uvarint()
-		for id == 0 && d.err == nil {
-			tid := d.uvarint()
-			d.skipping = false
-			name, _ := d.str()
-			kind, _ := d.str()
-			d.skipping = d.skip
+	keep := !d.skip
+	for ; n > 0 && i < len(b); n-- {
+		desc := b[i]
+		for desc == 0 {
+			// A type's record.
+			var tid uint64
+			var name, kind string
+			tid, i = uv(b, i+1)
+			name, _, i = d.str(b, i, true)
+			kind, _, i = d.str(b, i, true)
 			if tid >= maxTypes {
-				d.err = fmt.Errorf("type number %d out of range", tid)
-				break
+				return nil, i, fmt.Errorf("type number %d out of range", tid)
+			}
+			if i >= len(b) {
+				return nil, i, errShort
 			}
 			if n := int(tid) + 1; n > len(*d.types) {
 				*d.types = append(*d.types, make([]Type, n-len(*d.types))...)
 			}
 			(*d.types)[tid] = Type{Name: name, Kind: kind}
-			id = d.uvarint()
+			desc = b[i]
 		}
-		v := Value{TypeID: id, Tag: d.byte1()}
+		v := Value{Tag: desc & 15}
+		var x uint64
+		v.TypeID, i = fld(b, i+1, desc>>4)
 		switch v.Tag {
 		case TagInt:
-			if d.skip {
-				d.over(1)
-			} else {
-				v.Int = d.varint()
-			}
+			x, i = fld(b, i, desc>>6)
+			v.Int = unzigzag(x)
 		case TagUint:
-			if d.skip {
-				d.over(1)
-			} else {
-				v.Uint = d.uvarint()
+			v.Uint, i = fld(b, i, desc>>6)
+		case TagString:
+			var m uint64
+			x, i = fld(b, i, desc>>6)
+			v.Len = int64(x)
+			m, i = uv(b, i)
+			if i > len(b) || m > uint64(len(b)-i) {
+				return nil, len(b) + 1, errShort
 			}
+			if keep {
+				v.Text = d.string(b[i : i+int(m)])
+			}
+			i += int(m)
+		case TagLen:
+			x, i = fld(b, i, desc>>6)
+			v.Len = int64(x)
+			x, i = uv(b, i)
+			v.Cap = int64(x)
 		case TagFloat:
-			v.Text, _ = d.str()
+			v.Text, _, i = d.str(b, i, keep)
 		case TagComplex:
-			re, _ := d.str()
-			im, _ := d.str()
-			if !d.skip {
+			var re, im string
+			re, _, i = d.str(b, i, keep)
+			im, _, i = d.str(b, i, keep)
+			if keep {
 				v.Text = "(" + re + " + " + im + "i)"
 			}
-		case TagString:
-			v.Text, v.Len = d.str()
-		case TagLen:
-			v.Len = int64(d.uvarint())
-			v.Cap = int64(d.uvarint())
 		case TagNil, TagNonNil, TagFalse, TagTrue, TagOther:
 		default:
-			d.err = fmt.Errorf("unknown value tag %d", v.Tag)
+			return nil, i, fmt.Errorf("unknown value tag %d", v.Tag)
 		}
-		if !d.skip {
+		if keep {
 			d.slab = append(d.slab, v)
 		}
 	}
-	d.skipping = false
-	if d.skip {
-		return nil
+	if n > 0 {
+		return nil, len(b) + 1, errShort
 	}
-	return d.slab[start:len(d.slab):len(d.slab)]
+	if !keep {
+		return nil, i, nil
+	}
+	return d.slab[start:len(d.slab):len(d.slab)], i, nil
 }
 
 // String renders a value's payload for messages.

@@ -32,9 +32,9 @@ func ptrOf(u uintptr) unsafe.Pointer
 //go:noinline
 func E0(site uint64) F {
 	gp, pcF, pcC, bpF, bpC := frames()
-	f, s := enter(site, gp, pcF, pcC, bpF, bpC)
+	f, s, p := enter(site, gp, pcF, pcC, bpF, bpC)
 	if s != nil {
-		s.uvarint(0)
+		s.done(p.byte1(1)) // 0 as a varint
 	}
 	return f
 }
@@ -42,10 +42,11 @@ func E0(site uint64) F {
 //go:noinline
 func E1(site uint64, a0 any) F {
 	gp, pcF, pcC, bpF, bpC := frames()
-	f, s := enter(site, gp, pcF, pcC, bpF, bpC)
+	f, s, p := enter(site, gp, pcF, pcC, bpF, bpC)
 	if s != nil {
-		s.uvarint(1)
-		s.value(a0)
+		p = p.uvarint(1)
+		p = s.value(p, a0)
+		s.done(p)
 	}
 	return f
 }
@@ -53,11 +54,12 @@ func E1(site uint64, a0 any) F {
 //go:noinline
 func E2(site uint64, a0, a1 any) F {
 	gp, pcF, pcC, bpF, bpC := frames()
-	f, s := enter(site, gp, pcF, pcC, bpF, bpC)
+	f, s, p := enter(site, gp, pcF, pcC, bpF, bpC)
 	if s != nil {
-		s.uvarint(2)
-		s.value(a0)
-		s.value(a1)
+		p = p.uvarint(2)
+		p = s.value(p, a0)
+		p = s.value(p, a1)
+		s.done(p)
 	}
 	return f
 }
@@ -65,12 +67,13 @@ func E2(site uint64, a0, a1 any) F {
 //go:noinline
 func E3(site uint64, a0, a1, a2 any) F {
 	gp, pcF, pcC, bpF, bpC := frames()
-	f, s := enter(site, gp, pcF, pcC, bpF, bpC)
+	f, s, p := enter(site, gp, pcF, pcC, bpF, bpC)
 	if s != nil {
-		s.uvarint(3)
-		s.value(a0)
-		s.value(a1)
-		s.value(a2)
+		p = p.uvarint(3)
+		p = s.value(p, a0)
+		p = s.value(p, a1)
+		p = s.value(p, a2)
+		s.done(p)
 	}
 	return f
 }
@@ -78,13 +81,14 @@ func E3(site uint64, a0, a1, a2 any) F {
 //go:noinline
 func E4(site uint64, a0, a1, a2, a3 any) F {
 	gp, pcF, pcC, bpF, bpC := frames()
-	f, s := enter(site, gp, pcF, pcC, bpF, bpC)
+	f, s, p := enter(site, gp, pcF, pcC, bpF, bpC)
 	if s != nil {
-		s.uvarint(4)
-		s.value(a0)
-		s.value(a1)
-		s.value(a2)
-		s.value(a3)
+		p = p.uvarint(4)
+		p = s.value(p, a0)
+		p = s.value(p, a1)
+		p = s.value(p, a2)
+		p = s.value(p, a3)
+		s.done(p)
 	}
 	return f
 }
@@ -92,15 +96,16 @@ func E4(site uint64, a0, a1, a2, a3 any) F {
 //go:noinline
 func EN(site uint64, as ...any) F {
 	gp, pcF, pcC, bpF, bpC := frames()
-	f, s := enter(site, gp, pcF, pcC, bpF, bpC)
+	f, s, p := enter(site, gp, pcF, pcC, bpF, bpC)
 	if s != nil {
 		if len(as) > 32 {
 			as = as[:32]
 		}
-		s.uvarint(uint64(len(as)))
+		p = p.uvarint(uint64(len(as)))
 		for _, a := range as {
-			s.value(a)
+			p = s.value(p, a)
 		}
+		s.done(p)
 	}
 	return f
 }
@@ -114,8 +119,8 @@ func X0(f F) {
 		return
 	}
 	_, pc := exitFrames()
-	if leave(f, pc) {
-		f.g.uvarint(0)
+	if p, ok := leave(f, pc); ok {
+		f.g.done(p.byte1(1)) // 0 as a varint
 	}
 }
 
@@ -125,9 +130,11 @@ func X1(f F, r0 any) {
 		return
 	}
 	_, pc := exitFrames()
-	if leave(f, pc) {
-		f.g.uvarint(1)
-		f.g.value(r0)
+	if p, ok := leave(f, pc); ok {
+		s := f.g
+		p = p.uvarint(1)
+		p = s.value(p, r0)
+		s.done(p)
 	}
 }
 
@@ -137,10 +144,12 @@ func X2(f F, r0, r1 any) {
 		return
 	}
 	_, pc := exitFrames()
-	if leave(f, pc) {
-		f.g.uvarint(2)
-		f.g.value(r0)
-		f.g.value(r1)
+	if p, ok := leave(f, pc); ok {
+		s := f.g
+		p = p.uvarint(2)
+		p = s.value(p, r0)
+		p = s.value(p, r1)
+		s.done(p)
 	}
 }
 
@@ -150,11 +159,13 @@ func X3(f F, r0, r1, r2 any) {
 		return
 	}
 	_, pc := exitFrames()
-	if leave(f, pc) {
-		f.g.uvarint(3)
-		f.g.value(r0)
-		f.g.value(r1)
-		f.g.value(r2)
+	if p, ok := leave(f, pc); ok {
+		s := f.g
+		p = p.uvarint(3)
+		p = s.value(p, r0)
+		p = s.value(p, r1)
+		p = s.value(p, r2)
+		s.done(p)
 	}
 }
 
@@ -164,14 +175,16 @@ func XN(f F, rs ...any) {
 		return
 	}
 	_, pc := exitFrames()
-	if leave(f, pc) {
+	if p, ok := leave(f, pc); ok {
 		if len(rs) > 32 {
 			rs = rs[:32]
 		}
-		f.g.uvarint(uint64(len(rs)))
+		s := f.g
+		p = p.uvarint(uint64(len(rs)))
 		for _, r := range rs {
-			f.g.value(r)
+			p = s.value(p, r)
 		}
+		s.done(p)
 	}
 }
 
@@ -184,10 +197,13 @@ func Go() {
 	}
 	gp, pcF, _, _, _ := frames()
 	s := lookup(gp)
-	if s == nil || len(s.stack) == 0 || !begin(s, recGo) {
+	if s == nil || len(s.stack) == 0 {
 		return
 	}
-	s.uvarint(uint64(pcF))
+	if p, ok := begin(s, recGo); ok {
+		s.hdr().flags |= hdrScan
+		s.done(p.uvarint(uint64(pcF)))
+	}
 }
 
 // Rec records the value recover returned and returns it.

@@ -11,13 +11,28 @@
 // os.Exit, log.Fatal or a fatal signal, since the pages belong to the file.
 // Without ADI_TRACE_FILE the hooks do nothing.
 //
+// Numbers are prefix varints: the count n (1 to 9) of bytes is one more
+// than the number of trailing zero bits of the first byte, and for n ≤ 8
+// the value is the n bytes read little-endian, shifted right by n (56 bits
+// at most); for n = 9 (a zero first byte) the value is the next 8 bytes.
+// A number of 7k bits takes k bytes, as in LEB128, but is written and read
+// with one 8-byte access instead of a loop over its bytes. Signed numbers
+// are zigzag-encoded first.
+//
+// The fixed fields of entries, exits and values are grouped numbers
+// instead: a descriptor byte gives the size (1, 2, 4 or 8 bytes, codes 0
+// to 3) of each of the numbers that follow it, little-endian, so that the
+// reader knows where each one is from the descriptor alone rather than
+// from the number before it (see enter, leave and value). Counts (of
+// values, of chain links) are one-byte varints.
+//
 // The hooks never call user code: values are read by kind (basic kinds by
 // value, strings up to a bound, pointers as nil or not, lengths of slices
 // and maps).
 package adirt
 
 import (
-	"encoding/binary"
+	"math/bits"
 	"os"
 	"reflect"
 	"runtime"
@@ -28,8 +43,36 @@ import (
 	"unsafe"
 )
 
-// Record kinds. A chunk ends at the first zero byte.
+// A chunk starts with a header of hdrSize bytes, kept up to date as the
+// goroutine writes (no exit hook runs when the process ends): the number
+// of entry records of the chunk (4 bytes, little-endian), the number of
+// its values (4 bytes), and the flags hdrUsed (set when the goroutine
+// takes the chunk) and hdrScan, when the chunk has records the reader
+// needs before it reads the file in order (goroutines, go statements,
+// recovers, the first record of a type or of a site). The reader's first
+// pass over the file reads through only the chunks with hdrScan.
 const (
+	hdrSize = 16
+	hdrUsed = 1
+	hdrScan = 2
+)
+
+// chunkHdr is the header of a chunk, as it is laid out (amd64 is
+// little-endian).
+type chunkHdr struct {
+	enters, vals uint32
+	flags        uint8
+}
+
+// Record kinds. A record starts with the number seqΔ<<3 | kind, seqΔ
+// being the difference of its sequence number from that of the chunk's
+// previous record (the number itself for the chunk's first record), so
+// that its first byte is never zero: a chunk ends at the first zero byte.
+// A recGoid record (no sequence number: seqΔ is 0) gives the goroutine of
+// the records that follow it in the chunk, as does a recGInfo record;
+// other records do not repeat it.
+const (
+	recGoid    = 0
 	recEnter   = 1
 	recExit    = 2
 	recGo      = 3
@@ -57,11 +100,15 @@ const (
 const (
 	chunkSize = 64 << 10
 	segSize   = 4 << 20
-	// maxRecord bounds one record; a chunk with less room left is closed.
+	// maxRecord bounds one record; a goroutine leaves a chunk with less
+	// room left for a new one.
 	maxRecord = 4 << 10
-	gtabBits  = 16
-	ttabBits  = 12
-	maxChain  = 64
+	// slack is the room kept past a record for the 8-byte stores of its
+	// last numbers.
+	slack    = 16
+	gtabBits = 16
+	ttabBits = 12
+	maxChain = 64
 )
 
 // G is the recorder's state of one goroutine (of one runtime g: a g that
@@ -70,10 +117,33 @@ type G struct {
 	gp    uintptr
 	goid  int64
 	stack []uintptr // offsets of the open frames from the stack top
-	buf   []byte    // the goroutine's current chunk
-	pos   int
-	last  uint64 // the number of the last record in the chunk
+	// base is the goroutine's current chunk (nil if none), pos where its
+	// next record goes, end its size.
+	base     unsafe.Pointer
+	pos, end int
+	last     uint64 // the number of the last record in the chunk
+	// lastPC is the last PC of a caller or of an exit written in the
+	// chunk: the next one is written as the difference from it.
+	lastPC uintptr
 }
+
+// hdr is the header of the goroutine's chunk.
+func (s *G) hdr() *chunkHdr { return (*chunkHdr)(s.base) }
+
+// wp is a write position in a chunk: memory of the mapped file, never of
+// the Go heap. Writers take and return it so that it stays in a register
+// across the fields of a record (stores through it could alias a G's
+// fields, which would otherwise be reloaded after each).
+type wp struct{ p unsafe.Pointer }
+
+// at is where the goroutine's next record goes.
+func (s *G) at() wp { return wp{unsafe.Add(s.base, s.pos)} }
+
+// done ends the record being written at p.
+func (s *G) done(p wp) { s.pos = s.off(p) }
+
+// off is the offset of p in the goroutine's chunk.
+func (s *G) off(p wp) int { return int(uintptr(p.p) - uintptr(s.base)) }
 
 // F is the token an entry hook returns to the exit hook of the same frame.
 type F struct {
@@ -169,7 +239,7 @@ func stackLo(gp uintptr) uintptr { return peek(gp) }
 
 // room makes sure the goroutine's chunk has room for a record.
 func (s *G) room() bool {
-	if s.pos+maxRecord <= len(s.buf) {
+	if s.pos+maxRecord+slack <= s.end {
 		return true
 	}
 	return s.newChunk()
@@ -184,7 +254,7 @@ func (s *G) newChunk() bool {
 	defer mu.Unlock()
 	if len(seg) < chunkSize {
 		if fileSize+segSize > maxFile {
-			s.buf, s.pos = nil, 0
+			s.base, s.pos, s.end = nil, 0, 0
 			if !stopped.Swap(true) {
 				writeStop()
 			}
@@ -199,61 +269,109 @@ func (s *G) newChunk() bool {
 		fileSize += segSize
 		seg = m
 	}
-	s.buf, seg = seg[:chunkSize:chunkSize], seg[chunkSize:]
-	s.pos, s.last = 0, 0
+	s.base, s.pos, s.end = unsafe.Pointer(unsafe.SliceData(seg)), hdrSize, chunkSize
+	seg = seg[chunkSize:]
+	s.last, s.lastPC = 0, 0
+	s.hdr().flags = hdrUsed
 	return true
 }
 
 // writeStop appends a stop record past the end of the file (mu held).
 func writeStop() {
-	file.WriteAt([]byte{recStop}, fileSize)
+	var b [hdrSize + 16]byte
+	p := wp{unsafe.Pointer(&b[hdrSize])}.uvarint(recStop)
+	file.WriteAt(b[:uintptr(p.p)-uintptr(unsafe.Pointer(&b))], fileSize)
 }
 
-func (s *G) byte1(b byte) {
-	s.buf[s.pos] = b
-	s.pos++
+func (p wp) byte1(b byte) wp {
+	*(*byte)(p.p) = b
+	return wp{unsafe.Add(p.p, 1)}
 }
 
-func (s *G) uvarint(v uint64) {
-	// One load and one store of s.pos per number, not per byte.
-	s.pos += binary.PutUvarint(s.buf[s.pos:], v)
-}
-
-func (s *G) varint(v int64) {
-	u := uint64(v) << 1
-	if v < 0 {
-		u = ^u
+// uvarint writes v as a prefix varint (see the package comment) with one
+// unaligned 8-byte store: a record always has slack past its end.
+func (p wp) uvarint(v uint64) wp {
+	if v < 1<<56 {
+		n := (bits.Len64(v|1) + 6) / 7
+		*(*uint64)(p.p) = v<<n | 1<<(n-1)
+		return wp{unsafe.Add(p.p, n)}
 	}
-	s.uvarint(u)
+	*(*byte)(p.p) = 0
+	*(*uint64)(unsafe.Add(p.p, 1)) = v
+	return wp{unsafe.Add(p.p, 9)}
 }
 
-func (s *G) str(v string, max int) {
-	s.uvarint(uint64(len(v)))
+func (p wp) varint(v int64) wp {
+	return p.uvarint(zigzag(v))
+}
+
+func zigzag(v int64) uint64 { return uint64(v<<1) ^ uint64(v>>63) }
+
+// sizeCode is, by bits.Len64 of a number, the size code of the grouped
+// number that holds it.
+var sizeCode = [65]byte{
+	0, 0, 0, 0, 0, 0, 0, 0, 0,
+	1, 1, 1, 1, 1, 1, 1, 1,
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+	3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+	3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+}
+
+// field writes v as a grouped number (with an 8-byte store) and returns
+// its size code for the descriptor.
+func (p wp) field(v uint64) (wp, byte) {
+	c := sizeCode[bits.Len64(v)]
+	*(*uint64)(p.p) = v
+	return wp{unsafe.Add(p.p, 1<<c)}, c
+}
+
+// val writes a value without a number: its descriptor (tag | id's size
+// code << 4) and its type id.
+func (p wp) val(tag byte, id uint64) wp {
+	q, c := wp{unsafe.Add(p.p, 1)}.field(id)
+	*(*byte)(p.p) = tag | c<<4
+	return q
+}
+
+// valN writes a value with a number x: its descriptor (tag | id's size
+// code << 4 | x's << 6), its type id and x.
+//
+// Not inlined: inlined into the cases of value, it made the hooks of a
+// recursive function with an int argument and result 40% slower
+// (BenchmarkHooks).
+//
+//go:noinline
+func (p wp) valN(tag byte, id, x uint64) wp {
+	q, c := wp{unsafe.Add(p.p, 1)}.field(id)
+	q, cx := q.field(x)
+	*(*byte)(p.p) = tag | c<<4 | cx<<6
+	return q
+}
+
+func (p wp) str(v string, max int) wp {
+	p = p.uvarint(uint64(len(v)))
 	if len(v) > max {
 		v = v[:max]
 	}
-	s.uvarint(uint64(len(v)))
-	s.pos += copy(s.buf[s.pos:], v)
+	p = p.uvarint(uint64(len(v)))
+	copy(unsafe.Slice((*byte)(p.p), len(v)), v)
+	return wp{unsafe.Add(p.p, len(v))}
 }
 
-// begin starts a record of kind k on the current goroutine; it returns the
-// goroutine's state, nil when nothing is recorded.
-func begin(s *G, k byte) bool {
+// begin starts a record of kind k on goroutine s; it returns where the
+// rest of the record goes, false when nothing is recorded.
+func begin(s *G, k byte) (wp, bool) {
 	if !s.room() {
-		return false
+		return wp{}, false
 	}
-	s.byte1(k)
-	s.seq()
-	s.varint(s.goid)
-	return true
-}
-
-// seq numbers a record: the difference from the last number written in
-// the chunk (small), or the number itself at the start of a chunk.
-func (s *G) seq() {
+	p := s.at()
+	if s.pos == hdrSize {
+		p = p.byte1(recGoid<<1 | 1).varint(s.goid)
+	}
 	n := seq.Add(1)
-	s.uvarint(n - s.last)
+	p = p.uvarint((n-s.last)<<3 | uint64(k))
 	s.last = n
+	return p, true
 }
 
 // root is called at an entry with no open frame: the goroutine may be a new
@@ -299,16 +417,16 @@ func (s *G) root() {
 			parentStack = stackOf(parent)
 		}
 	}
-	if !s.room() {
+	p, ok := begin(s, recGInfo)
+	if !ok {
 		return
 	}
-	s.byte1(recGInfo)
-	s.seq()
-	s.varint(s.goid)
-	s.varint(parent)
-	s.str(creator, 1024)
-	s.str(site, 1024)
-	s.str(parentStack, maxRecord-2100)
+	s.hdr().flags |= hdrScan
+	p = p.varint(s.goid)
+	p = p.varint(parent)
+	p = p.str(creator, 1024)
+	p = p.str(site, 1024)
+	s.done(p.str(parentStack, maxRecord-2100))
 }
 
 // isUserFunc reports whether a function name (as tracebacks print it)
@@ -354,205 +472,214 @@ func stackOf(goid int64) string {
 	return ""
 }
 
-// enter records the entry of a frame; gp..coff are from frames().
-func enter(site uint64, gp, pcF, pcCaller, off, coff uintptr) (F, *G) {
+// enter records the entry of a frame; gp..coff are from frames(). The
+// caller writes the values and ends the record with s.done.
+func enter(site uint64, gp, pcF, pcCaller, off, coff uintptr) (F, *G, wp) {
 	if !enabled || stopped.Load() {
-		return F{}, nil
+		return F{}, nil, wp{}
 	}
 	s := lookup(gp)
 	if s == nil {
-		return F{}, nil
+		return F{}, nil, wp{}
 	}
 	if len(s.stack) == 0 {
 		s.root()
 	}
-	if !begin(s, recEnter) {
-		return F{}, nil
+	p, ok := begin(s, recEnter)
+	if !ok {
+		return F{}, nil, wp{}
 	}
+	s.hdr().enters++
 	// Frames deeper than this one are gone (left without their exit hook).
-	for len(s.stack) > 0 && s.stack[len(s.stack)-1] >= off {
-		s.stack = s.stack[:len(s.stack)-1]
+	stack := s.stack
+	for len(stack) > 0 && stack[len(stack)-1] >= off {
+		stack = stack[:len(stack)-1]
 	}
-	// A PC in the function, once per site: the site says the rest.
-	if site < numSites && siteSeen[site].Load() {
-		s.uvarint(site << 1)
-	} else {
-		s.uvarint(site<<1 | 1)
-		s.uvarint(uint64(pcF))
+	// The descriptor and the grouped numbers: site<<1 | whether a PC in
+	// the function follows (once per site: the site says the rest), the
+	// frame's offset, the caller's PC (from the chunk's last PC) and the
+	// caller's offset (from the frame's).
+	newSite := site >= numSites || !siteSeen[site].Load()
+	sf := site << 1
+	if newSite {
+		sf |= 1
+	}
+	d := p
+	p = wp{unsafe.Add(p.p, 1)}
+	p, c0 := p.field(sf)
+	p, c1 := p.field(uint64(off))
+	p, c2 := p.field(zigzag(int64(pcCaller - s.lastPC)))
+	s.lastPC = pcCaller
+	p, c3 := p.field(zigzag(int64(off - coff)))
+	*(*byte)(d.p) = c0 | c1<<2 | c2<<4 | c3<<6
+	if newSite {
+		p = p.uvarint(uint64(pcF))
+		s.hdr().flags |= hdrScan
 		if site < numSites {
 			siteSeen[site].Store(true)
 		}
 	}
-	s.uvarint(uint64(off))
-	s.uvarint(uint64(pcCaller))
-	s.varint(int64(off - coff))
-	if n := len(s.stack); n > 0 && s.stack[n-1] != coff {
-		// Library code (or the runtime) stands between the innermost open
-		// frame and this one: record the return addresses up to it.
-		top := s.stack[n-1]
-		// Nothing below moves the stack (peek is a leaf).
-		lo, hi := stackLo(gp), stackHi(gp)
-		b := hi - off
-		var pcs [maxChain]uintptr
-		var offs [maxChain]uintptr
-		k := 0
-		for k < maxChain && b >= lo && b < hi {
-			pcs[k] = peek(b + 8)
-			b = peek(b)
-			offs[k] = hi - b
-			k++
-			if hi-b == top || b < lo || b >= hi {
-				break
-			}
-		}
-		s.uvarint(uint64(k))
-		for i := 0; i < k; i++ {
-			s.uvarint(uint64(pcs[i]))
-			s.uvarint(uint64(offs[i]))
-		}
+	if n := len(stack); n > 0 && stack[n-1] != coff {
+		p = chain(p, gp, off, stack[n-1])
 	} else {
-		s.uvarint(0)
+		p = p.byte1(1) // 0 as a varint
 	}
-	s.stack = append(s.stack, off)
-	return F{g: s, off: off}, s
+	s.stack = append(stack, off)
+	return F{g: s, off: off}, s, p
 }
 
-// leave records the exit of frame f; pc is from exitFrames().
-func leave(f F, pc uintptr) bool {
+// chain writes the return addresses from the frame at off up to the
+// innermost open frame, at top: library code (or the runtime) stands
+// between them.
+func chain(p wp, gp, off, top uintptr) wp {
+	// Nothing below moves the stack (peek is a leaf).
+	lo, hi := stackLo(gp), stackHi(gp)
+	b := hi - off
+	var pcs [maxChain]uintptr
+	var offs [maxChain]uintptr
+	k := 0
+	for k < maxChain && b >= lo && b < hi {
+		pcs[k] = peek(b + 8)
+		b = peek(b)
+		offs[k] = hi - b
+		k++
+		if hi-b == top || b < lo || b >= hi {
+			break
+		}
+	}
+	p = p.uvarint(uint64(k))
+	for i := 0; i < k; i++ {
+		p = p.uvarint(uint64(pcs[i]))
+		p = p.uvarint(uint64(offs[i]))
+	}
+	return p
+}
+
+// leave records the exit of frame f; pc is from exitFrames(). The caller
+// writes the values and ends the record with s.done.
+func leave(f F, pc uintptr) (wp, bool) {
 	s := f.g
-	if s == nil || !begin(s, recExit) {
-		return false
+	p, ok := begin(s, recExit)
+	if !ok {
+		return wp{}, false
 	}
-	for len(s.stack) > 0 && s.stack[len(s.stack)-1] >= f.off {
-		s.stack = s.stack[:len(s.stack)-1]
+	stack := s.stack
+	for len(stack) > 0 && stack[len(stack)-1] >= f.off {
+		stack = stack[:len(stack)-1]
 	}
-	s.uvarint(uint64(f.off))
-	s.uvarint(uint64(pc))
-	return true
+	s.stack = stack
+	// The descriptor and the grouped numbers: the frame's offset, the PC
+	// (from the chunk's last PC).
+	d := p
+	p = wp{unsafe.Add(p.p, 1)}
+	p, c0 := p.field(uint64(f.off))
+	p, c1 := p.field(zigzag(int64(pc - s.lastPC)))
+	s.lastPC = pc
+	*(*byte)(d.p) = c0 | c1<<2
+	return p, true
 }
 
-// value records one argument or result, given by its address.
-func (s *G) value(p any) {
-	if s.pos+maxStr+1024 > len(s.buf) {
+// value records one argument or result, given by its address: a value
+// descriptor (see val and valN), the type id and the value's number, if
+// it has one; then a string's bytes, a float's text, or a length's
+// capacity.
+func (s *G) value(p wp, a any) wp {
+	s.hdr().vals++
+	if s.off(p)+maxStr+1024+slack > s.end {
 		// No room left in the record: an unknown type, no value.
-		s.uvarint(1 << 32)
-		s.byte1(tagOther)
-		return
+		return p.val(tagOther, 1<<32)
 	}
 	// p is only read through unsafe: calling reflect on it would make
 	// every argument escape to the heap.
-	e := (*eface)(unsafe.Pointer(&p))
+	e := (*eface)(unsafe.Pointer(&a))
 	t := ttab[(uint64(uintptr(e.typ))*0x9E3779B97F4A7C15)>>(64-ttabBits)].Load()
 	if t == nil || t.typ != uintptr(e.typ) {
-		t = typeInfo(s, uintptr(e.typ))
+		q := p
+		if t, p = typeInfo(p, uintptr(e.typ)); p != q {
+			s.hdr().flags |= hdrScan // the type's record
+		}
 	}
-	s.uvarint(t.id)
-	ptr := e.data
+	id, ptr := t.id, e.data
 	switch t.kind {
 	case reflect.Int:
-		s.byte1(tagInt)
-		s.varint(int64(*(*int)(ptr)))
+		return p.valN(tagInt, id, zigzag(int64(*(*int)(ptr))))
 	case reflect.Int8:
-		s.byte1(tagInt)
-		s.varint(int64(*(*int8)(ptr)))
+		return p.valN(tagInt, id, zigzag(int64(*(*int8)(ptr))))
 	case reflect.Int16:
-		s.byte1(tagInt)
-		s.varint(int64(*(*int16)(ptr)))
+		return p.valN(tagInt, id, zigzag(int64(*(*int16)(ptr))))
 	case reflect.Int32:
-		s.byte1(tagInt)
-		s.varint(int64(*(*int32)(ptr)))
+		return p.valN(tagInt, id, zigzag(int64(*(*int32)(ptr))))
 	case reflect.Int64:
-		s.byte1(tagInt)
-		s.varint(*(*int64)(ptr))
+		return p.valN(tagInt, id, zigzag(*(*int64)(ptr)))
 	case reflect.Uint, reflect.Uintptr:
-		s.byte1(tagUint)
-		s.uvarint(uint64(*(*uint)(ptr)))
+		return p.valN(tagUint, id, uint64(*(*uint)(ptr)))
 	case reflect.Uint8:
-		s.byte1(tagUint)
-		s.uvarint(uint64(*(*uint8)(ptr)))
+		return p.valN(tagUint, id, uint64(*(*uint8)(ptr)))
 	case reflect.Uint16:
-		s.byte1(tagUint)
-		s.uvarint(uint64(*(*uint16)(ptr)))
+		return p.valN(tagUint, id, uint64(*(*uint16)(ptr)))
 	case reflect.Uint32:
-		s.byte1(tagUint)
-		s.uvarint(uint64(*(*uint32)(ptr)))
+		return p.valN(tagUint, id, uint64(*(*uint32)(ptr)))
 	case reflect.Uint64:
-		s.byte1(tagUint)
-		s.uvarint(*(*uint64)(ptr))
+		return p.valN(tagUint, id, *(*uint64)(ptr))
 	case reflect.Float32:
-		s.byte1(tagFloat)
-		s.float(float64(*(*float32)(ptr)), 32)
+		return p.val(tagFloat, id).float(float64(*(*float32)(ptr)), 32)
 	case reflect.Float64:
-		s.byte1(tagFloat)
-		s.float(*(*float64)(ptr), 64)
+		return p.val(tagFloat, id).float(*(*float64)(ptr), 64)
 	case reflect.Complex64:
 		c := *(*complex64)(ptr)
-		s.byte1(tagComplex)
-		s.float(float64(real(c)), 32)
-		s.float(float64(imag(c)), 32)
+		return p.val(tagComplex, id).float(float64(real(c)), 32).float(float64(imag(c)), 32)
 	case reflect.Complex128:
 		c := *(*complex128)(ptr)
-		s.byte1(tagComplex)
-		s.float(real(c), 64)
-		s.float(imag(c), 64)
+		return p.val(tagComplex, id).float(real(c), 64).float(imag(c), 64)
 	case reflect.Bool:
 		if *(*bool)(ptr) {
-			s.byte1(tagTrue)
-		} else {
-			s.byte1(tagFalse)
+			return p.val(tagTrue, id)
 		}
+		return p.val(tagFalse, id)
 	case reflect.String:
-		s.byte1(tagString)
-		s.str(*(*string)(ptr), maxStr)
-	case reflect.Pointer, reflect.UnsafePointer, reflect.Func:
-		if *(*uintptr)(ptr) == 0 {
-			s.byte1(tagNil)
-		} else {
-			s.byte1(tagNonNil)
+		// The number is the length; then the bytes up to the bound, with
+		// their count.
+		v := *(*string)(ptr)
+		p = p.valN(tagString, id, uint64(len(v)))
+		if len(v) > maxStr {
+			v = v[:maxStr]
 		}
+		p = p.uvarint(uint64(len(v)))
+		copy(unsafe.Slice((*byte)(p.p), len(v)), v)
+		return wp{unsafe.Add(p.p, len(v))}
+	case reflect.Pointer, reflect.UnsafePointer, reflect.Func, reflect.Interface:
+		if *(*uintptr)(ptr) == 0 {
+			return p.val(tagNil, id)
+		}
+		return p.val(tagNonNil, id)
 	case reflect.Map, reflect.Chan:
 		m := *(*unsafe.Pointer)(ptr)
 		if m == nil {
-			s.byte1(tagNil)
-			break
+			return p.val(tagNil, id)
 		}
 		// The count is the first word of a map's and a channel's header;
 		// a channel's capacity is the second.
-		s.byte1(tagLen)
-		s.uvarint(uint64(*(*int)(m)))
+		p = p.valN(tagLen, id, uint64(*(*int)(m)))
 		if t.kind == reflect.Chan {
-			s.uvarint(uint64(*(*int)(unsafe.Add(m, 8))))
-		} else {
-			s.uvarint(0)
+			return p.uvarint(uint64(*(*int)(unsafe.Add(m, 8))))
 		}
+		return p.uvarint(0)
 	case reflect.Slice:
 		h := (*sliceHeader)(ptr)
 		if h.data == nil {
-			s.byte1(tagNil)
-			break
+			return p.val(tagNil, id)
 		}
-		s.byte1(tagLen)
-		s.uvarint(uint64(h.len))
-		s.uvarint(uint64(h.cap))
-	case reflect.Interface:
-		if *(*uintptr)(ptr) == 0 {
-			s.byte1(tagNil)
-		} else {
-			s.byte1(tagNonNil)
-		}
+		return p.valN(tagLen, id, uint64(h.len)).uvarint(uint64(h.cap))
 	case reflect.Array:
-		s.byte1(tagLen)
-		s.uvarint(uint64(t.alen))
-		s.uvarint(0)
-	default:
-		s.byte1(tagOther)
+		return p.valN(tagLen, id, uint64(t.alen)).uvarint(0)
 	}
+	return p.val(tagOther, id)
 }
 
 // float writes the text of a float as Go's %g with the precision of its
 // size would, as 'g' -1.
-func (s *G) float(v float64, bits int) {
-	s.str(strconv.FormatFloat(v, 'g', -1, bits), 64)
+func (p wp) float(v float64, bits int) wp {
+	return p.str(strconv.FormatFloat(v, 'g', -1, bits), 64)
 }
 
 type eface struct {
@@ -567,14 +694,14 @@ type sliceHeader struct {
 // typeInfo returns what the runtime knows of the type of a *T (given by
 // the eface type word of a pointer to the value), recording its name the
 // first time.
-func typeInfo(s *G, typ uintptr) *tent {
+func typeInfo(p wp, typ uintptr) (*tent, wp) {
 	h := (uint64(typ) * 0x9E3779B97F4A7C15) >> (64 - ttabBits)
 	if t := ttab[h].Load(); t != nil && t.typ == typ {
-		return t
+		return t, p
 	}
-	var p any
-	(*eface)(unsafe.Pointer(&p)).typ = ptrOf(typ)
-	rt := reflect.TypeOf(p).Elem()
+	var x any
+	(*eface)(unsafe.Pointer(&x)).typ = ptrOf(typ)
+	rt := reflect.TypeOf(x).Elem()
 	mu.Lock()
 	id, ok := typeIDs[typ]
 	if !ok {
@@ -588,14 +715,13 @@ func typeInfo(s *G, typ uintptr) *tent {
 	}
 	ttab[h].Store(t)
 	if !ok {
-		// A type record inside the current record: the reader takes it
-		// where a value's type id is 0.
-		s.uvarint(0)
-		s.uvarint(id)
-		s.str(typeName(rt), 512)
-		s.str(rt.Kind().String(), 32)
+		// A type record before the value: a value descriptor of tag 0.
+		p = p.byte1(0)
+		p = p.uvarint(id)
+		p = p.str(typeName(rt), 512)
+		p = p.str(rt.Kind().String(), 32)
 	}
-	return t
+	return t, p
 }
 
 // typeName spells a type as the debug information does: named types with
@@ -634,9 +760,14 @@ func rec(gp uintptr, v any) {
 		return
 	}
 	s := lookup(gp)
-	if s == nil || !begin(s, recRecover) {
+	if s == nil {
 		return
 	}
+	p, ok := begin(s, recRecover)
+	if !ok {
+		return
+	}
+	s.hdr().flags |= hdrScan
 	var text string
 	switch x := v.(type) {
 	case string:
@@ -654,5 +785,5 @@ func rec(gp uintptr, v any) {
 	default:
 		text = typeName(reflect.TypeOf(v))
 	}
-	s.str(text, 1024)
+	s.done(p.str(text, 1024))
 }

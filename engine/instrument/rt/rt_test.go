@@ -3,8 +3,16 @@
 package adirt
 
 import (
+	"bytes"
+	"fmt"
+	"math"
+	"math/rand/v2"
 	"os"
+	"runtime"
+	"strings"
 	"testing"
+
+	"github.com/adi-go/adi/engine/instrument"
 )
 
 func fibPlain(n int) int {
@@ -24,7 +32,20 @@ func fibHooked(n int) (r int) {
 	return fibHooked(n-1) + fibHooked(n-2)
 }
 
-func startRecording(t testing.TB) {
+// startRecording records into a new file from a fresh state.
+func startRecording(t testing.TB) string {
+	seg, fileSize = nil, 0
+	for i := range gtab {
+		gtab[i].Store(nil)
+	}
+	for i := range siteSeen {
+		siteSeen[i].Store(false)
+	}
+	for i := range ttab {
+		ttab[i].Store(nil)
+	}
+	typeIDs = map[uintptr]uint64{}
+	stopped.Store(false)
 	dir := t.TempDir()
 	if d := os.Getenv("ADI_RECORD_DIR"); d != "" {
 		dir = d
@@ -35,6 +56,7 @@ func startRecording(t testing.TB) {
 	}
 	file, enabled = f, true
 	t.Cleanup(func() { enabled = false; f.Close(); os.Remove(f.Name()) })
+	return f.Name()
 }
 
 // BenchmarkHooks measures the cost of the hooks per call of a recursive
@@ -56,7 +78,7 @@ func BenchmarkHooks(b *testing.B) {
 }
 
 func TestHooksRecord(t *testing.T) {
-	startRecording(t)
+	path := startRecording(t)
 	before := seq.Load()
 	if fibHooked(5) != 5 {
 		t.Fatal("fib(5)")
@@ -64,5 +86,298 @@ func TestHooksRecord(t *testing.T) {
 	// 15 calls: an entry and an exit each, plus the goroutine's record.
 	if n := seq.Load() - before; n != 31 {
 		t.Fatalf("%d records, want 31", n)
+	}
+	tr, err := instrument.ReadTrace(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var args []string
+	for _, r := range tr.Records {
+		if r.Kind == instrument.RecEnter {
+			args = append(args, r.Values[0].String())
+		}
+	}
+	if got := fmt.Sprint(args); got != "[5 4 3 2 1 0 1 2 1 0 3 2 1 0 1]" {
+		t.Fatalf("arguments %s", got)
+	}
+}
+
+//go:noinline
+func echo(u uint64, i int64, s string) {
+	h := E3(2, &u, &i, &s)
+	defer X0(h)
+}
+
+// TestRoundTrip reads back with the reader what the hooks wrote, with
+// numbers of every encoded size.
+func TestRoundTrip(t *testing.T) {
+	path := startRecording(t)
+	var us []uint64
+	for b := 0; b < 64; b++ {
+		us = append(us, 1<<b-1, 1<<b, 1<<b+1)
+	}
+	us = append(us, math.MaxUint64)
+	is := []int64{0, -1, 1, 63, -64, 64, -65, math.MaxInt64, math.MinInt64, math.MinInt64 + 1}
+	for _, u := range us {
+		echo(u, int64(u), "")
+	}
+	for _, i := range is {
+		echo(0, i, "x")
+	}
+	tr, err := instrument.ReadTrace(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gotU []uint64
+	var gotI []int64
+	var last uint64
+	for _, r := range tr.Records {
+		if r.Seq <= last {
+			t.Fatalf("seq %d after %d", r.Seq, last)
+		}
+		last = r.Seq
+		if r.Kind != instrument.RecEnter {
+			continue
+		}
+		if len(r.Values) != 3 || r.Site != 2 {
+			t.Fatalf("record %+v", r)
+		}
+		gotU = append(gotU, r.Values[0].Uint)
+		gotI = append(gotI, r.Values[1].Int)
+	}
+	if len(gotU) != len(us)+len(is) {
+		t.Fatalf("%d entries, want %d", len(gotU), len(us)+len(is))
+	}
+	for k, u := range us {
+		if gotU[k] != u || gotI[k] != int64(u) {
+			t.Errorf("entry %d: %d %d, want %d %d", k, gotU[k], gotI[k], u, int64(u))
+		}
+	}
+	for k, i := range is {
+		if got := gotI[len(us)+k]; got != i {
+			t.Errorf("entry %d: %d, want %d", len(us)+k, got, i)
+		}
+	}
+}
+
+// TestGoroutines records goroutines whose records span several chunks and
+// checks that each record is read with its goroutine and in order.
+func TestGoroutines(t *testing.T) {
+	path := startRecording(t)
+	const n = 4
+	done := make(chan int64, n)
+	for i := 0; i < n; i++ {
+		go func() { fibHooked(17); done <- goid() }()
+	}
+	ids := map[int64]bool{}
+	for i := 0; i < n; i++ {
+		ids[<-done] = true
+	}
+	tr, err := instrument.ReadTrace(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type count struct{ enters, exits, depth, ginfo int }
+	counts := map[int64]*count{}
+	var last uint64
+	for _, r := range tr.Records {
+		if r.Seq <= last {
+			t.Fatalf("seq %d after %d", r.Seq, last)
+		}
+		last = r.Seq
+		c := counts[r.Goid]
+		if c == nil {
+			c = &count{}
+			counts[r.Goid] = c
+		}
+		switch r.Kind {
+		case instrument.RecGInfo:
+			c.ginfo++
+		case instrument.RecEnter:
+			c.enters++
+			c.depth++
+		case instrument.RecExit:
+			c.exits++
+			c.depth--
+			if c.depth < 0 {
+				t.Fatalf("goroutine %d: an exit without its entry", r.Goid)
+			}
+		}
+	}
+	for id := range ids {
+		c := counts[id]
+		// fib(17): 5,167 calls.
+		if c == nil || c.enters != 5167 || c.exits != 5167 || c.ginfo != 1 {
+			t.Errorf("goroutine %d: %+v", id, c)
+		}
+	}
+	if len(tr.Records) != n*(2*5167+1) {
+		t.Errorf("%d records, want %d", len(tr.Records), n*(2*5167+1))
+	}
+	checkFirstPass(t, path, tr)
+}
+
+// checkFirstPass checks the counts and spawns of OpenFile's first pass
+// (from the chunks' headers mostly) against the records read.
+func checkFirstPass(t *testing.T, path string, tr *instrument.Trace) {
+	t.Helper()
+	f, err := instrument.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	enters, values, spawns := 0, 0, 0
+	for _, r := range tr.Records {
+		values += len(r.Values)
+		switch r.Kind {
+		case instrument.RecEnter:
+			enters++
+		case instrument.RecGInfo, instrument.RecGo:
+			spawns++
+		}
+	}
+	if f.Enters != enters || f.Values != values || len(f.Spawns) != spawns || f.Stopped != tr.Stopped {
+		t.Errorf("first pass: %d entries, %d values, %d spawns, stopped %v; read: %d, %d, %d, %v",
+			f.Enters, f.Values, len(f.Spawns), f.Stopped, enters, values, spawns, tr.Stopped)
+	}
+}
+
+// goid is the current goroutine's id, from its traceback.
+func goid() int64 {
+	var buf [64]byte
+	var id int64
+	fmt.Sscanf(string(buf[:runtime.Stack(buf[:], false)]), "goroutine %d", &id)
+	return id
+}
+
+// TestStop fills the file to its limit: the records up to it are read, and
+// the file says it stopped.
+func TestStop(t *testing.T) {
+	path := startRecording(t)
+	old := maxFile
+	maxFile = segSize
+	defer func() { maxFile = old; stopped.Store(false) }()
+	fibHooked(25) // 242,785 calls: more than 4 MB of records
+	tr, err := instrument.ReadTrace(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enters := 0
+	for _, r := range tr.Records {
+		if r.Kind == instrument.RecEnter {
+			enters++
+		}
+	}
+	if !tr.Stopped || enters < 100_000 || enters >= 242_785 {
+		t.Fatalf("stopped %v after %d entries", tr.Stopped, enters)
+	}
+	checkFirstPass(t, path, tr)
+}
+
+// TestDamagedFile reads files cut short or with bytes changed: errors or
+// fewer records, never a crash.
+func TestDamagedFile(t *testing.T) {
+	path := startRecording(t)
+	for i := 0; i < 3; i++ {
+		echo(uint64(i)<<40, -int64(i), "some text")
+		fibHooked(8)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	end := hdrSize + bytes.IndexByte(data[hdrSize:], 0) // the records of the first chunk
+	bad := path + ".bad"
+	for cut := 0; cut < end+2; cut += 3 {
+		b := append([]byte(nil), data[:cut]...)
+		if err := os.WriteFile(bad, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		instrument.ReadTrace(bad)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for k := 0; k < 500; k++ {
+		b := append([]byte(nil), data[:chunkSize]...)
+		for j := 0; j < 3; j++ {
+			b[rng.IntN(end)] = byte(rng.Uint32())
+		}
+		if err := os.WriteFile(bad, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		instrument.ReadTrace(bad)
+	}
+}
+
+// BenchmarkRead measures the reader on the records of fib(22) (57,313
+// calls): opening the file (its first pass) and reading it in order.
+//
+//	go test ./engine/instrument/rt -bench Read
+func BenchmarkRead(b *testing.B) {
+	path := startRecording(b)
+	fibHooked(22)
+	for b.Loop() {
+		f, err := instrument.OpenFile(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := 0
+		if err := f.Each(func(r *instrument.Record) error { n += len(r.Values); return nil }); err != nil {
+			b.Fatal(err)
+		}
+		f.Close()
+		if n != 2*57313 {
+			b.Fatalf("%d values", n)
+		}
+	}
+}
+
+//go:noinline
+func kinds(f float32, b bool, s []int, m map[int]int, c chan int, p *int, str string, z complex128, a [3]int, i8 int8, u16 uint16, e error) {
+	h := EN(3, &f, &b, &s, &m, &c, &p, &str, &z, &a, &i8, &u16, &e)
+	defer X0(h)
+}
+
+// TestKinds reads back a value of each kind.
+func TestKinds(t *testing.T) {
+	path := startRecording(t)
+	long := strings.Repeat("ab", maxStr)
+	x := 1
+	kinds(1.5, true, make([]int, 2, 5), map[int]int{1: 1, 2: 2, 3: 3}, make(chan int, 4), &x, long, complex(1, -2), [3]int{}, -8, 65535, nil)
+	kinds(-0.25, false, nil, nil, nil, nil, "", 0, [3]int{}, 127, 0, os.ErrNotExist)
+	tr, err := instrument.ReadTrace(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range tr.Records {
+		if r.Kind != instrument.RecEnter {
+			continue
+		}
+		var vs []string
+		for _, v := range r.Values {
+			s := fmt.Sprintf("%s/%s:%d", v.Type.Name, v.Type.Kind, v.Tag)
+			switch v.Tag {
+			case instrument.TagLen:
+				s += fmt.Sprintf(" %d,%d", v.Len, v.Cap)
+			case instrument.TagString:
+				s += fmt.Sprintf(" %d %q", v.Len, v.Text)
+			default:
+				s += " " + v.String()
+			}
+			vs = append(vs, s)
+		}
+		got = append(got, strings.Join(vs, "; "))
+	}
+	want := []string{
+		`float32/float32:3 1.5; bool/bool:5 ; []int/slice:9 2,5; map[int]int/map:9 3,0; chan int/chan:9 0,4; *int/ptr:8 ; string/string:6 128 "` + long[:maxStr] + `"; complex128/complex128:11 (1 + -2i); [3]int/array:9 3,0; int8/int8:1 -8; uint16/uint16:2 65535; error/interface:7 `,
+		`float32/float32:3 -0.25; bool/bool:4 ; []int/slice:7 ; map[int]int/map:7 ; chan int/chan:7 ; *int/ptr:7 ; string/string:6 0 ""; complex128/complex128:11 (0 + 0i); [3]int/array:9 3,0; int8/int8:1 127; uint16/uint16:2 0; error/interface:8 `,
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d entries: %q", len(got), got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("entry %d:\n got %s\nwant %s", i, got[i], want[i])
+		}
 	}
 }
