@@ -250,7 +250,7 @@ func TestEdge(t *testing.T) {
 			if i.Recording().Len() < 2 {
 				t.Fatalf("instrumented: %d frames", i.Recording().Len())
 			}
-			for _, diff := range compareRecordings(d.Recording(), i.Recording(), false) {
+			for _, diff := range timingOnly(t, compareRecordings(d.Recording(), i.Recording(), false)) {
 				t.Error(diff.text)
 			}
 		})
