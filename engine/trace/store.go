@@ -71,9 +71,11 @@ type fnInfo struct {
 type vrow struct {
 	name, typ  uint32 // r.strs
 	text, size uint32 // the text: r.text[text:text+size]
-	len, cap   int64
 	kind       uint8
 	flags      uint8 // valNil, valCut, valDeep
+	// lens is where the value's length and capacity are in r.lens, plus
+	// one; 0 when both are 0 (most values: numbers, booleans).
+	lens uint32
 }
 
 const (
@@ -110,6 +112,7 @@ type store struct {
 	poss  []Pos
 	posID map[Pos]uint32
 	vals  []vrow
+	lens  [][2]int64 // lengths and capacities of values (vrow.lens)
 	text  []byte
 	strs  []string
 	strID map[string]uint32
@@ -158,10 +161,12 @@ func (r *Recording) Goroutines() []GoroutineStart {
 // Len is the number of frames.
 func (r *Recording) Len() int { return len(r.rows) }
 
-// Grow makes room for frames more frames and values more values.
+// Grow makes room for frames more frames and values more values (and
+// some text for them).
 func (r *Recording) Grow(frames, values int) {
 	r.rows = slices.Grow(r.rows, frames)
 	r.vals = slices.Grow(r.vals, values)
+	r.text = slices.Grow(r.text, 3*values)
 }
 
 // Str is an interned string of a Recording.
@@ -354,7 +359,7 @@ func (r *Recording) Values() uint32 { return uint32(len(r.vals)) }
 // type interned, its text copied.
 func (r *Recording) AppendValue(name, typ Str, k Kind, text []byte, n, c int64, isNil, cut bool) {
 	v := vrow{name: uint32(name), typ: uint32(typ), text: uint32(len(r.text)), size: uint32(len(text)),
-		len: n, cap: c, kind: kindCode(k)}
+		kind: kindCode(k), lens: r.lenCap(n, c)}
 	if isNil {
 		v.flags |= valNil
 	}
@@ -373,7 +378,7 @@ func (r *Recording) appendValues(vs []Value) (uint32, uint16) {
 		}
 		v := &vs[i]
 		w := vrow{name: uint32(r.Intern(v.Name)), typ: uint32(r.Intern(v.Type)),
-			text: uint32(len(r.text)), size: uint32(len(v.Text)), len: v.Len, cap: v.Cap, kind: kindCode(v.Kind)}
+			text: uint32(len(r.text)), size: uint32(len(v.Text)), kind: kindCode(v.Kind), lens: r.lenCap(v.Len, v.Cap)}
 		r.text = append(r.text, v.Text...)
 		if v.Nil {
 			w.flags |= valNil
@@ -393,6 +398,15 @@ func (r *Recording) appendValues(vs []Value) (uint32, uint16) {
 	return first, uint16(len(r.vals) - int(first))
 }
 
+// lenCap stores a value's length and capacity, and returns vrow.lens.
+func (r *Recording) lenCap(n, c int64) uint32 {
+	if n == 0 && c == 0 {
+		return 0
+	}
+	r.lens = append(r.lens, [2]int64{n, c})
+	return uint32(len(r.lens))
+}
+
 // values makes the n values from first.
 func (r *Recording) values(first uint32, n uint16) []Value {
 	if n == 0 {
@@ -405,7 +419,9 @@ func (r *Recording) values(first uint32, n uint16) []Value {
 		v := &out[i]
 		v.Name, v.Type, v.Kind = r.strs[w.name], r.strs[w.typ], valueKinds[w.kind]
 		v.Text = string(r.text[w.text : w.text+w.size])
-		v.Len, v.Cap = w.len, w.cap
+		if w.lens > 0 {
+			v.Len, v.Cap = r.lens[w.lens-1][0], r.lens[w.lens-1][1]
+		}
 		v.Nil, v.Cut = w.flags&valNil != 0, w.flags&valCut != 0
 		if w.flags&valDeep != 0 {
 			d := r.deep[k]
@@ -483,7 +499,7 @@ func (r *Recording) IndexBytes() int {
 // ValueBytes is what the recorded values take in memory: their rows, their
 // text, and the values held apart (their children).
 func (r *Recording) ValueBytes() int {
-	n := len(r.vals)*int(unsafe.Sizeof(vrow{})) + len(r.text)
+	n := cap(r.vals)*int(unsafe.Sizeof(vrow{})) + cap(r.lens)*16 + cap(r.text)
 	for _, d := range r.deep {
 		n += int(unsafe.Sizeof(*d))
 		for _, c := range d.children {
@@ -600,7 +616,7 @@ func (r *Recording) Keep(keep []bool) {
 	r.vals = make([]vrow, 0, len(old.vals)*n/max(1, len(old.rows)))
 	// On the heap from now on (a spilled recording's mapping stays until
 	// the recording is collected).
-	r.text, r.kids, r.mapped = nil, nil, false
+	r.text, r.kids, r.lens, r.mapped = nil, nil, nil, false
 	r.deep, r.panics, r.spawnSeq, r.callers = nil, nil, nil, nil
 	copyVals := func(first uint32, k uint16) uint32 {
 		start := uint32(len(r.vals))
@@ -608,6 +624,9 @@ func (r *Recording) Keep(keep []bool) {
 			v := old.vals[first+j]
 			t := old.text[v.text : v.text+v.size]
 			v.text = uint32(len(r.text))
+			if v.lens > 0 {
+				v.lens = r.lenCap(old.lens[v.lens-1][0], old.lens[v.lens-1][1])
+			}
 			r.text = append(r.text, t...)
 			if v.flags&valDeep != 0 {
 				if r.deep == nil {

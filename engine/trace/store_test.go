@@ -143,8 +143,8 @@ func TestStoreRowSize(t *testing.T) {
 	if n := unsafe.Sizeof(row{}); n != 48 {
 		t.Errorf("a frame's row is %d bytes, want 48", n)
 	}
-	if n := unsafe.Sizeof(vrow{}); n != 40 {
-		t.Errorf("a value's row is %d bytes, want 40", n)
+	if n := unsafe.Sizeof(vrow{}); n != 24 {
+		t.Errorf("a value's row is %d bytes, want 24", n)
 	}
 }
 
