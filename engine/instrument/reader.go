@@ -24,6 +24,10 @@ const (
 	recStop    = 7
 )
 
+// maxSites bounds the site numbers the reader keeps a PC for (the
+// instrumenter numbers one site per function).
+const maxSites = 1 << 22
+
 // Value tags.
 const (
 	TagInt = iota + 1
@@ -139,7 +143,7 @@ func ReadTrace(path string) (*Trace, error) {
 type File struct {
 	data   []byte
 	types  *[]Type // by id
-	sitePC map[int]uint64
+	sitePC *[]uint64
 	// Spawns are the RecGo and RecGInfo records, in order.
 	Spawns []Record
 	// Enters is the number of RecEnter records, Values the number of
@@ -164,7 +168,7 @@ func OpenFile(path string) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &File{types: new([]Type), sitePC: map[int]uint64{}, Bytes: fi.Size(), path: path}
+	f := &File{types: new([]Type), sitePC: new([]uint64), Bytes: fi.Size(), path: path}
 	if fi.Size() > 0 {
 		// MAP_POPULATE: the pages are mapped at once, not by a fault each.
 		f.data, err = syscall.Mmap(int(fd.Fd()), 0, int(fi.Size()), syscall.PROT_READ, syscall.MAP_SHARED|mapPopulate)
@@ -355,8 +359,9 @@ type decoder struct {
 	b     []byte
 	i     int
 	types *[]Type
-	// sitePC is a PC in each site's function (written once per site).
-	sitePC map[int]uint64
+	// sitePC is by site (below maxSites) a PC in its function (written once per site,
+	// shared by the cursors).
+	sitePC *[]uint64
 	// last is the number of the chunk's last record, goid the goroutine
 	// of its records, lastPC the last caller's or exit's PC.
 	last   uint64
@@ -505,9 +510,16 @@ func (d *decoder) record(k byte, r *Record) error {
 		r.Site = int(site >> 1)
 		if site&1 != 0 {
 			r.PC, i = uv(b, i)
-			d.sitePC[r.Site] = r.PC
-		} else if !d.skip {
-			r.PC = d.sitePC[r.Site]
+			// A site past any instrumenter's table is a damaged record:
+			// its PC is not kept.
+			if pcs := d.sitePC; r.Site >= 0 && r.Site < maxSites {
+				if r.Site >= len(*pcs) {
+					*pcs = append(*pcs, make([]uint64, r.Site+1-len(*pcs))...)
+				}
+				(*pcs)[r.Site] = r.PC
+			}
+		} else if !d.skip && r.Site >= 0 && r.Site < len(*d.sitePC) {
+			r.PC = (*d.sitePC)[r.Site]
 		}
 		d.lastPC += uint64(unzigzag(pcz))
 		r.CallerPC = d.lastPC
