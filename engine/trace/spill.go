@@ -43,7 +43,10 @@ func (r *Recording) Spill(path string, frames, values, text int) error {
 		r.kids = unsafe.Slice((*int32)(unsafe.Pointer(&m[off])), frames)[:0]
 	}
 	off += kidBytes
-	r.text = m[off:off:size]
+	for ; off < size; off += textBlock {
+		end := min(off+textBlock, size)
+		r.spare = append(r.spare, m[off:off:end])
+	}
 	r.mapped = true
 	runtime.AddCleanup(r, func(m []byte) { unmap(m) }, m)
 	return nil

@@ -49,13 +49,19 @@ const (
 
 var exitKinds = [...]Exit{Running, Returned, Panicked, Goexited, Unrecorded}
 
+// exitCode is e's index in exitKinds.
 func exitCode(e Exit) uint8 {
-	for i, k := range exitKinds {
-		if k == e {
-			return uint8(i)
-		}
+	switch e {
+	case Returned:
+		return 1
+	case Panicked:
+		return 2
+	case Goexited:
+		return 3
+	case Unrecorded:
+		return 4
 	}
-	return 0
+	return 0 // Running
 }
 
 // fnInfo is a recorded function.
@@ -70,7 +76,7 @@ type fnInfo struct {
 // vrow is one recorded value in the store.
 type vrow struct {
 	name, typ  uint32 // r.strs
-	text, size uint32 // the text: r.text[text:text+size]
+	text, size uint32 // the text: see textOf
 	kind       uint8
 	flags      uint8 // valNil, valCut, valDeep
 	// lens is where the value's length and capacity are in r.lens, plus
@@ -90,10 +96,39 @@ var valueKinds = [...]Kind{"", KindBool, KindInt, KindUint, KindFloat, KindCompl
 
 // kindCode is k's index in valueKinds (KindOther's for a kind not there).
 func kindCode(k Kind) uint8 {
-	if i := slices.Index(valueKinds[:], k); i >= 0 {
-		return uint8(i)
+	switch k {
+	case "":
+		return 0
+	case KindBool:
+		return 1
+	case KindInt:
+		return 2
+	case KindUint:
+		return 3
+	case KindFloat:
+		return 4
+	case KindComplex:
+		return 5
+	case KindString:
+		return 6
+	case KindPointer:
+		return 7
+	case KindStruct:
+		return 8
+	case KindArray:
+		return 9
+	case KindSlice:
+		return 10
+	case KindMap:
+		return 11
+	case KindChan:
+		return 12
+	case KindFunc:
+		return 13
+	case KindInterface:
+		return 14
 	}
-	return uint8(len(valueKinds) - 1)
+	return 15 // KindOther
 }
 
 // deepValue is what a value row cannot hold.
@@ -113,7 +148,12 @@ type store struct {
 	posID map[Pos]uint32
 	vals  []vrow
 	lens  [][2]int64 // lengths and capacities of values (vrow.lens)
-	text  []byte
+	// text holds the values' text in blocks of textBlock bytes (one
+	// longer text has a block of its own): filled blocks are never
+	// copied. spare are empty blocks to fill first (a spilled
+	// recording's mapped ones).
+	text  [][]byte
+	spare [][]byte
 	strs  []string
 	strID map[string]uint32
 	// Side tables of the few frames that need them.
@@ -161,12 +201,10 @@ func (r *Recording) Goroutines() []GoroutineStart {
 // Len is the number of frames.
 func (r *Recording) Len() int { return len(r.rows) }
 
-// Grow makes room for frames more frames and values more values (and
-// some text for them).
+// Grow makes room for frames more frames and values more values.
 func (r *Recording) Grow(frames, values int) {
 	r.rows = slices.Grow(r.rows, frames)
 	r.vals = slices.Grow(r.vals, values)
-	r.text = slices.Grow(r.text, 3*values)
 }
 
 // Str is an interned string of a Recording.
@@ -358,7 +396,7 @@ func (r *Recording) Values() uint32 { return uint32(len(r.vals)) }
 // AppendValue adds a basic or shallow value (see ValueArgs): its name and
 // type interned, its text copied.
 func (r *Recording) AppendValue(name, typ Str, k Kind, text []byte, n, c int64, isNil, cut bool) {
-	v := vrow{name: uint32(name), typ: uint32(typ), text: uint32(len(r.text)), size: uint32(len(text)),
+	v := vrow{name: uint32(name), typ: uint32(typ), text: r.appendText(text), size: uint32(len(text)),
 		kind: kindCode(k), lens: r.lenCap(n, c)}
 	if isNil {
 		v.flags |= valNil
@@ -366,7 +404,6 @@ func (r *Recording) AppendValue(name, typ Str, k Kind, text []byte, n, c int64, 
 	if cut {
 		v.flags |= valCut
 	}
-	r.text = append(r.text, text...)
 	r.vals = append(r.vals, v)
 }
 
@@ -378,8 +415,7 @@ func (r *Recording) appendValues(vs []Value) (uint32, uint16) {
 		}
 		v := &vs[i]
 		w := vrow{name: uint32(r.Intern(v.Name)), typ: uint32(r.Intern(v.Type)),
-			text: uint32(len(r.text)), size: uint32(len(v.Text)), kind: kindCode(v.Kind), lens: r.lenCap(v.Len, v.Cap)}
-		r.text = append(r.text, v.Text...)
+			text: r.appendText([]byte(v.Text)), size: uint32(len(v.Text)), kind: kindCode(v.Kind), lens: r.lenCap(v.Len, v.Cap)}
 		if v.Nil {
 			w.flags |= valNil
 		}
@@ -396,6 +432,35 @@ func (r *Recording) appendValues(vs []Value) (uint32, uint16) {
 		r.vals = append(r.vals, w)
 	}
 	return first, uint16(len(r.vals) - int(first))
+}
+
+const textBits = 20
+const textBlock = 1 << textBits
+
+// appendText stores a value's text and returns vrow.text: the block's
+// index above textBits bits, the text's offset in the block below.
+func (r *store) appendText(b []byte) uint32 {
+	n := len(r.text)
+	if n == 0 || cap(r.text[n-1])-len(r.text[n-1]) < len(b) {
+		if len(r.spare) > 0 && len(b) <= cap(r.spare[0]) {
+			r.text = append(r.text, r.spare[0])
+			r.spare = r.spare[1:]
+		} else {
+			r.text = append(r.text, make([]byte, 0, max(textBlock, len(b))))
+		}
+		n++
+	}
+	last := &r.text[n-1]
+	at := uint32(n-1)<<textBits | uint32(len(*last))
+	*last = append(*last, b...)
+	return at
+}
+
+// textOf is the text of value w.
+func (r *store) textOf(w *vrow) []byte {
+	b := r.text[w.text>>textBits]
+	off := w.text & (textBlock - 1)
+	return b[off : off+w.size]
 }
 
 // lenCap stores a value's length and capacity, and returns vrow.lens.
@@ -418,7 +483,7 @@ func (r *Recording) values(first uint32, n uint16) []Value {
 		w := &r.vals[k]
 		v := &out[i]
 		v.Name, v.Type, v.Kind = r.strs[w.name], r.strs[w.typ], valueKinds[w.kind]
-		v.Text = string(r.text[w.text : w.text+w.size])
+		v.Text = string(r.textOf(w))
 		if w.lens > 0 {
 			v.Len, v.Cap = r.lens[w.lens-1][0], r.lens[w.lens-1][1]
 		}
@@ -499,7 +564,10 @@ func (r *Recording) IndexBytes() int {
 // ValueBytes is what the recorded values take in memory: their rows, their
 // text, and the values held apart (their children).
 func (r *Recording) ValueBytes() int {
-	n := cap(r.vals)*int(unsafe.Sizeof(vrow{})) + cap(r.lens)*16 + cap(r.text)
+	n := cap(r.vals)*int(unsafe.Sizeof(vrow{})) + cap(r.lens)*16
+	for _, b := range r.text {
+		n += cap(b)
+	}
 	for _, d := range r.deep {
 		n += int(unsafe.Sizeof(*d))
 		for _, c := range d.children {
@@ -616,18 +684,16 @@ func (r *Recording) Keep(keep []bool) {
 	r.vals = make([]vrow, 0, len(old.vals)*n/max(1, len(old.rows)))
 	// On the heap from now on (a spilled recording's mapping stays until
 	// the recording is collected).
-	r.text, r.kids, r.lens, r.mapped = nil, nil, nil, false
+	r.text, r.spare, r.kids, r.lens, r.mapped = nil, nil, nil, nil, false
 	r.deep, r.panics, r.spawnSeq, r.callers = nil, nil, nil, nil
 	copyVals := func(first uint32, k uint16) uint32 {
 		start := uint32(len(r.vals))
 		for j := range uint32(k) {
 			v := old.vals[first+j]
-			t := old.text[v.text : v.text+v.size]
-			v.text = uint32(len(r.text))
+			v.text = r.appendText(old.textOf(&v))
 			if v.lens > 0 {
 				v.lens = r.lenCap(old.lens[v.lens-1][0], old.lens[v.lens-1][1])
 			}
-			r.text = append(r.text, t...)
 			if v.flags&valDeep != 0 {
 				if r.deep == nil {
 					r.deep = map[uint32]*deepValue{}

@@ -193,3 +193,20 @@ func TestStoreSpill(t *testing.T) {
 		t.Error("Spill of a recording with frames: no error")
 	}
 }
+
+// TestStoreCodes keeps exitCode and kindCode the indexes of their tables.
+func TestStoreCodes(t *testing.T) {
+	for i, e := range exitKinds {
+		if c := exitCode(e); int(c) != i {
+			t.Errorf("exitCode(%q) = %d, want %d", e, c, i)
+		}
+	}
+	for i, k := range valueKinds {
+		if c := kindCode(k); int(c) != i {
+			t.Errorf("kindCode(%q) = %d, want %d", k, c, i)
+		}
+	}
+	if c := kindCode("unsafe"); valueKinds[c] != KindOther {
+		t.Errorf("kindCode of an unknown kind = %d, want KindOther's", c)
+	}
+}
