@@ -348,27 +348,35 @@ func BenchmarkIndexMemory(b *testing.B) {
 	b.ReportMetric(float64(unsafe.Sizeof(trace.Frame{})), "B/trace.Frame")
 }
 
+// buildFib builds testdata/bench/fib twice: the debug build (for the
+// traces) and the instrumented one, each recording of which is a run.
+func buildFib(tb testing.TB) (*InstrumentedBuild, *Program) {
+	tb.Helper()
+	spec, err := target.Parse([]string{"go", "run", "./testdata/bench/fib"}, repoRoot(tb))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	work := tb.TempDir()
+	ctx := context.Background()
+	built, err := spec.Build(ctx, work)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	inst, err := BuildInstrumented(ctx, spec, work)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return inst, &Program{Path: built.Path, Args: built.Args, Dir: built.Dir, ModulePath: built.ModulePath}
+}
+
 // BenchmarkIndexMemoryInstrumented measures the heap of a real recording
 // per frame: the instrumenting recorder's index of testdata/bench/fib
 // (635,623 frames, one int argument and one int result each), measured
 // from before the recording to after it, both after a GC (the recorder's
 // own garbage is not counted, what the recording keeps is).
 func BenchmarkIndexMemoryInstrumented(b *testing.B) {
-	spec, err := target.Parse([]string{"go", "run", "./testdata/bench/fib"}, repoRoot(b))
-	if err != nil {
-		b.Fatal(err)
-	}
-	work := b.TempDir()
 	ctx := context.Background()
-	built, err := spec.Build(ctx, work)
-	if err != nil {
-		b.Fatal(err)
-	}
-	prog := &Program{Path: built.Path, Args: built.Args, Dir: built.Dir, ModulePath: built.ModulePath}
-	inst, err := BuildInstrumented(ctx, spec, work)
-	if err != nil {
-		b.Fatal(err)
-	}
+	inst, prog := buildFib(b)
 	var perFrame, perArgs float64
 	for b.Loop() {
 		runtime.GC()

@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/adi-go/adi/engine/target"
 	"github.com/adi-go/adi/engine/trace"
 )
 
@@ -324,21 +323,8 @@ func TestInstrumentFilesTarget(t *testing.T) {
 // RecordOptions.SpillAbove is): the two hold the same frames, and the
 // spilled one leaves little on the heap.
 func TestInstrumentSpill(t *testing.T) {
-	spec, err := target.Parse([]string{"go", "run", "./testdata/bench/fib"}, repoRoot(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	work := t.TempDir()
 	ctx := context.Background()
-	built, err := spec.Build(ctx, work)
-	if err != nil {
-		t.Fatal(err)
-	}
-	prog := &Program{Path: built.Path, Args: built.Args, Dir: built.Dir, ModulePath: built.ModulePath}
-	inst, err := BuildInstrumented(ctx, spec, work)
-	if err != nil {
-		t.Fatal(err)
-	}
+	inst, prog := buildFib(t)
 	record := func(spillAbove int64) (*trace.Recording, float64) {
 		runtime.GC()
 		var before, after runtime.MemStats
