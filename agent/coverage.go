@@ -159,16 +159,16 @@ type stmtPos struct{ line, col int }
 func (d *diagnoser) statementStarts(files []string) map[string][]stmtPos {
 	out := map[string][]stmtPos{}
 	for _, f := range files {
-		sf, err := d.src.file(f)
+		sf, err := d.src.File(f)
 		if err != nil {
 			continue
 		}
-		ast.Inspect(sf.ast, func(n ast.Node) bool {
+		ast.Inspect(sf.AST, func(n ast.Node) bool {
 			switch n.(type) {
 			case nil, *ast.BlockStmt, *ast.CaseClause, *ast.CommClause:
 				return true
 			case ast.Stmt:
-				p := sf.tf.Position(n.Pos())
+				p := sf.Position(n.Pos())
 				out[f] = append(out[f], stmtPos{p.Line, p.Column})
 			}
 			return true

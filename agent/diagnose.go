@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"github.com/adi-go/adi/agent/syntax"
+
 	"context"
 	"errors"
 	"fmt"
@@ -22,7 +24,7 @@ func Diagnose(ctx context.Context, dbg Debugger, opts Options) (*Diagnosis, erro
 	if passed(rec) {
 		return nil, ErrPassed
 	}
-	d := &diagnoser{dbg: dbg, rec: rec, opts: opts, src: newSources(), states: map[trace.FID]*frameState{}}
+	d := &diagnoser{dbg: dbg, rec: rec, opts: opts, src: syntax.NewCache(), states: map[trace.FID]*frameState{}}
 	if rec.Partial != "" {
 		d.note("partial recording: " + rec.Partial)
 	}
@@ -246,8 +248,8 @@ func (d *diagnoser) sbflFinding(ranked []suspect, totalFailed, totalPassed int, 
 		f.fn = d.funcAtLine(pick.line)
 	}
 	text := ""
-	if file, err := d.src.file(pick.line.file); err == nil {
-		text = strings.TrimSpace(file.lineText(pick.line.line))
+	if file, err := d.src.File(pick.line.file); err == nil {
+		text = strings.TrimSpace(file.LineText(pick.line.line))
 	}
 	f.summary = fmt.Sprintf("the most suspicious statement on the failing path is `%s` at %s:%d (%s)",
 		text, d.rel(pick.line.file), pick.line.line, pick.reason(totalFailed, totalPassed))
@@ -260,15 +262,15 @@ func (d *diagnoser) sbflFinding(ranked []suspect, totalFailed, totalPassed int, 
 
 // frameHolding returns the first frame of fs whose function holds line.
 func (d *diagnoser) frameHolding(l lineKey, fs []*trace.Frame) *trace.Frame {
-	file, err := d.src.file(l.file)
+	file, err := d.src.File(l.file)
 	if err != nil {
 		return nil
 	}
-	fn, _ := file.funcAt(l.line)
+	fn, _ := file.FuncAt(l.line)
 	if fn == nil {
 		return nil
 	}
-	declLine := file.line(fn.Pos())
+	declLine := file.Line(fn.Pos())
 	for _, f := range fs {
 		if f.Decl.File == l.file && f.Decl.Line == declLine {
 			return f
@@ -280,11 +282,11 @@ func (d *diagnoser) frameHolding(l lineKey, fs []*trace.Frame) *trace.Frame {
 // funcAtLine names the function declared around a line ("" when none),
 // as the runtime would: pkg.Func or pkg.(*T).M.
 func (d *diagnoser) funcAtLine(l lineKey) string {
-	file, err := d.src.file(l.file)
+	file, err := d.src.File(l.file)
 	if err != nil {
 		return ""
 	}
-	_, fd := file.funcAt(l.line)
+	_, fd := file.FuncAt(l.line)
 	if fd == nil {
 		return ""
 	}
@@ -300,7 +302,7 @@ func (d *diagnoser) funcAtLine(l lineKey) string {
 	if d.pkg != nil {
 		return d.pkg.ImportPath + "." + name
 	}
-	return file.ast.Name.Name + "." + name
+	return file.AST.Name.Name + "." + name
 }
 
 // diagnosis builds the answer from the ranked findings.
@@ -359,7 +361,7 @@ func (d *diagnoser) finalize(f *finding) {
 	}
 	if f.method == "boundary" {
 		f.summary = fmt.Sprintf("%s is off by one at %s:%d: %s makes the failing tests pass",
-			shortFunc(f.fn), d.rel(f.root.File), f.root.Line, f.tried.desc)
+			syntax.ShortFunc(f.fn), d.rel(f.root.File), f.root.Line, f.tried.desc)
 		f.explanation = f.detail + fmt.Sprintf(" The bound is off by one: with %s the failing command and the rest of the package's tests pass (verified on an overlay copy).", f.tried.desc)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/adi-go/adi/agent/syntax"
 	"github.com/adi-go/adi/engine/trace"
 )
 
@@ -68,7 +69,7 @@ func TestDiagnoseFixtures(t *testing.T) {
 			checkWellFormed(t, s.Recording().Lookup, d)
 
 			found := d.RootCause.File == tc.file && d.RootCause.Line == tc.line
-			inEvidence := funcName(d.RootCause.Func) == tc.fn && hasEvidenceAt(d, tc.file, tc.line)
+			inEvidence := syntax.FuncName(d.RootCause.Func) == tc.fn && hasEvidenceAt(d, tc.file, tc.line)
 			switch {
 			case tc.required && !found && !inEvidence:
 				t.Errorf("root cause %s:%d in %s; want %s:%d in %s (or that function with the line in the evidence)",

@@ -1,8 +1,11 @@
 package agent
 
 import (
+	"github.com/adi-go/adi/agent/syntax"
+
 	"context"
 	"fmt"
+	"go/ast"
 	"strings"
 	"time"
 
@@ -49,7 +52,7 @@ type diagnoser struct {
 	dbg  Debugger
 	rec  *trace.Recording
 	opts Options
-	src  *sources
+	src  *syntax.Cache
 	// pkg is the target's package; nil when it could not be resolved
 	// (pkgErr says why).
 	pkg    *pkgInfo
@@ -128,3 +131,23 @@ func (d *diagnoser) evidence(f *trace.Frame, pos trace.Pos, claim, value string)
 
 // isTestFile reports whether path is a _test.go file.
 func isTestFile(path string) bool { return strings.HasSuffix(path, "_test.go") }
+
+// eachFunc calls visit once for each function of scope outside the test
+// files, with its source file and declaration: the walk every source rule
+// starts with.
+func (d *diagnoser) eachFunc(ctx context.Context, scope []*trace.Frame, visit func(f *trace.Frame, file *syntax.File, fd *ast.FuncDecl)) {
+	done := map[string]bool{}
+	for _, f := range scope {
+		if done[f.FID.Func] || isTestFile(f.Decl.File) || ctx.Err() != nil {
+			continue
+		}
+		done[f.FID.Func] = true
+		file, err := d.src.File(f.Decl.File)
+		if err != nil {
+			continue
+		}
+		if fd := file.FuncDecl(f.Decl.Line); fd != nil {
+			visit(f, file, fd)
+		}
+	}
+}

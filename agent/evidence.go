@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/adi-go/adi/agent/syntax"
 	"github.com/adi-go/adi/engine/trace"
 )
 
@@ -43,7 +44,7 @@ func (c *Conversation) checkEvidence(ctx context.Context, d *Diagnosis) []string
 			if rc.Func == "" {
 				rc.Func = rf.FID.Func
 			} else if fn := resolveFunc(c.dbg.Recording(), rc.Func); fn != "" && fn != rf.FID.Func {
-				ec.flag("root cause: frame %s is a call of %s, not of %s", shortFunc(rc.FID), shortFunc(rf.FID.Func), shortFunc(fn))
+				ec.flag("root cause: frame %s is a call of %s, not of %s", syntax.ShortFunc(rc.FID), syntax.ShortFunc(rf.FID.Func), syntax.ShortFunc(fn))
 			} else if fn != "" {
 				rc.Func = fn
 			}
@@ -109,12 +110,12 @@ func (ec *evidenceChecker) line(what string, f *trace.Frame, file string, line i
 	if !filepath.IsAbs(abs) && c.root != "" {
 		abs = filepath.Join(c.root, filepath.FromSlash(file))
 	}
-	sf, err := c.src.file(abs)
-	if err != nil && (sf == nil || sf.src == nil) {
+	sf, err := c.src.File(abs)
+	if err != nil && (sf == nil || sf.Src == nil) {
 		ec.flag("%s: there is no file %s in the module", what, file)
 		return
 	}
-	n := strings.Count(string(sf.src), "\n")
+	n := strings.Count(string(sf.Src), "\n")
 	if line < 1 || line > n+1 {
 		ec.flag("%s: %s has %d lines, not %d", what, file, n, line)
 		return
@@ -127,12 +128,12 @@ func (ec *evidenceChecker) line(what string, f *trace.Frame, file string, line i
 	}
 	if filepath.Clean(f.Decl.File) != filepath.Clean(abs) {
 		if strict {
-			ec.flag("%s: %s:%d is not in %s, which is declared in %s", what, file, line, shortFunc(f.FID.String()), c.relPath(f.Decl.File))
+			ec.flag("%s: %s:%d is not in %s, which is declared in %s", what, file, line, syntax.ShortFunc(f.FID.String()), c.relPath(f.Decl.File))
 		}
 		return
 	}
 	if s, e, ok := c.funcSpan(f.Decl.File, f.Decl.Line); ok && (line < s || line > e) {
-		ec.flag("%s: line %d is not in %s (lines %d-%d of %s)", what, line, shortFunc(f.FID.Func), s, e, file)
+		ec.flag("%s: line %d is not in %s (lines %d-%d of %s)", what, line, syntax.ShortFunc(f.FID.Func), s, e, file)
 	}
 }
 
@@ -165,7 +166,7 @@ func (ec *evidenceChecker) value(what string, f *trace.Frame, v string) {
 	}
 	where := "in any tool result"
 	if f != nil {
-		where = fmt.Sprintf("among the recorded values of %s or in any tool result", shortFunc(f.FID.String()))
+		where = fmt.Sprintf("among the recorded values of %s or in any tool result", syntax.ShortFunc(f.FID.String()))
 	}
 	ec.flag("%s: the value `%s` does not appear %s", what, strings.Join(missing, ", "), where)
 }

@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"github.com/adi-go/adi/agent/syntax"
+
 	"context"
 	"fmt"
 	"go/ast"
@@ -44,7 +46,7 @@ func (d *diagnoser) testRoots() []*trace.Frame {
 		}
 		var seqs []int32
 		for _, fn := range d.rec.Funcs() {
-			if funcName(fn) == name && isTestFile(d.rec.DeclOf(fn).File) {
+			if syntax.FuncName(fn) == name && isTestFile(d.rec.DeclOf(fn).File) {
 				seqs = append(seqs, d.rec.InvocationSeqs(fn)...)
 			}
 		}
@@ -79,12 +81,12 @@ func (d *diagnoser) failures(ctx context.Context, roots []*trace.Frame) []failur
 			continue
 		}
 		holds := false
-		if file, err := d.src.file(f.Decl.File); err == nil {
+		if file, err := d.src.File(f.Decl.File); err == nil {
 			for _, r := range reports {
 				if r.file != filepath.Base(f.Decl.File) {
 					continue
 				}
-				if fn, _ := file.funcAt(r.line); fn != nil && file.line(fn.Pos()) == f.Decl.Line {
+				if fn, _ := file.FuncAt(r.line); fn != nil && file.Line(fn.Pos()) == f.Decl.Line {
 					holds = true
 				}
 			}
@@ -139,15 +141,15 @@ func (d *diagnoser) failures(ctx context.Context, roots []*trace.Frame) []failur
 // whose results its condition read.
 func (d *diagnoser) assertion(flt *trace.FLT, st *frameState, fl *failure) {
 	step := flt.Steps[fl.step]
-	file, err := d.src.file(step.File)
+	file, err := d.src.File(step.File)
 	if err != nil {
 		return
 	}
 	// The checked expression: the condition of the if around t.Errorf,
 	// else the arguments of a helper's call (check(t, got, want)).
 	var cond ast.Expr
-	if is := file.enclosingIf(step.Line); is != nil {
-		ifLine := file.line(is.Pos())
+	if is := file.EnclosingIf(step.Line); is != nil {
+		ifLine := file.Line(is.Pos())
 		for i := fl.step - 1; i >= 0; i-- {
 			if flt.Steps[i].Line == ifLine && flt.Steps[i].File == step.File {
 				fl.ifStep = i
@@ -155,14 +157,14 @@ func (d *diagnoser) assertion(flt *trace.FLT, st *frameState, fl *failure) {
 			}
 		}
 		cond = is.Cond
-	} else if es, ok := file.stmtAt(step.Line).(*ast.ExprStmt); ok && !testFailRE.MatchString(step.Stmt) {
+	} else if es, ok := file.StmtAt(step.Line).(*ast.ExprStmt); ok && !testFailRE.MatchString(step.Stmt) {
 		fl.ifStep, cond = fl.step, es.X
 	}
 	if cond == nil || fl.ifStep < 0 {
 		fl.wrong = d.moduleCallees(flt, 0, fl.step)
 		return
 	}
-	fl.cond = file.text(cond)
+	fl.cond = file.Text(cond)
 	vars := st.afterStep(fl.ifStep)
 	seen := map[trace.FID]bool{}
 	add := func(f *trace.Frame) {
@@ -270,7 +272,7 @@ func (d *diagnoser) failureEvidence(fl failure) []Evidence {
 		}
 		var from []string
 		for _, w := range fl.wrong {
-			from = append(from, fmt.Sprintf("%s returned %s", shortFunc(w.FID.String()), resultsText(w)))
+			from = append(from, fmt.Sprintf("%s returned %s", syntax.ShortFunc(w.FID.String()), resultsText(w)))
 		}
 		claim := fmt.Sprintf("the test's check `%s` failed", fl.cond)
 		if len(from) > 0 {

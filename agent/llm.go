@@ -32,6 +32,8 @@
 package agent
 
 import (
+	"github.com/adi-go/adi/agent/syntax"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -54,7 +56,7 @@ type Conversation struct {
 	opts   Options
 	client *chatClient
 	red    *redactor
-	src    *sources
+	src    *syntax.Cache
 	tools  []openai.Tool
 	// pkg is the target's package (nil: no verification); root the module
 	// directory that source and diffs are relative to.
@@ -110,7 +112,7 @@ func NewConversation(ctx context.Context, dbg Debugger, cfg LLMConfig, opts Opti
 	if err != nil {
 		return nil, err
 	}
-	c := &Conversation{dbg: dbg, cfg: cfg, opts: opts, red: red, src: newSources(), tools: toolSchemas()}
+	c := &Conversation{dbg: dbg, cfg: cfg, opts: opts, red: red, src: syntax.NewCache(), tools: toolSchemas()}
 	c.client = newChatClient(cfg, red)
 	if len(opts.Target.Argv) > 0 {
 		t := opts.Target

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/adi-go/adi/agent/syntax"
 	"github.com/adi-go/adi/engine/trace"
 )
 
@@ -37,7 +38,7 @@ type origin struct {
 	pos  trace.Pos
 	// file and node are the source of the statement and of the expression
 	// that made the value (node may be nil).
-	file *srcFile
+	file *syntax.File
 	node ast.Expr
 	// suffix is the part of the traced expression below the made value
 	// (".ports" when a struct literal made the Registry whose ports field
@@ -126,18 +127,18 @@ func (tr *tracer) assigned(ctx context.Context, t tracked, j int, root string) o
 	d := tr.d
 	step := &t.flt.Steps[j]
 	here := origin{kind: originComputed, f: t.f, step: j, pos: step.Pos}
-	file, err := d.src.file(step.File)
+	file, err := d.src.File(step.File)
 	if err != nil {
 		here.kind = originUnknown
 		return here
 	}
 	here.file = file
-	node := file.stmtAt(step.Line)
+	node := file.StmtAt(step.Line)
 	val, _ := evalText(t.expr, t.st.afterStep(j))
 	suffix := suffixOf(t.expr, root)
 	stmtText := strings.TrimSpace(step.Stmt)
 	if node != nil {
-		stmtText = oneLine(file.text(node))
+		stmtText = oneLine(file.Text(node))
 	}
 	tr.evidence = append(tr.evidence, d.evidence(t.f, step.Pos,
 		fmt.Sprintf("`%s` sets %s", stmtText, root), t.expr+" = "+val))
@@ -157,14 +158,14 @@ func (tr *tracer) assigned(ctx context.Context, t tracked, j int, root string) o
 			}
 			bv, _ := evalText(b, t.st.afterStep(j))
 			tr.evidence = append(tr.evidence, d.evidence(t.f, step.Pos,
-				fmt.Sprintf("the loop runs while `%s`, so its bound %s let %s reach %s", file.text(n.Cond), b, root, val), b+" = "+bv))
+				fmt.Sprintf("the loop runs while `%s`, so its bound %s let %s reach %s", file.Text(n.Cond), b, root, val), b+" = "+bv))
 			return tr.back(ctx, tracked{f: t.f, flt: t.flt, st: t.st, at: j, expr: b})
 		}
 		here.node = n.Cond
 		return here
 	case *ast.RangeStmt:
 		if x := rootIdent(n.X); x != nil && x.Name != root {
-			return tr.back(ctx, tracked{f: t.f, flt: t.flt, st: t.st, at: j, expr: file.text(n.X)})
+			return tr.back(ctx, tracked{f: t.f, flt: t.flt, st: t.st, at: j, expr: file.Text(n.X)})
 		}
 		return here
 	case *ast.AssignStmt:
@@ -218,7 +219,7 @@ func (tr *tracer) assigned(ctx context.Context, t tracked, j int, root string) o
 // fromExpr continues a trace at an expression that made the value at step
 // j of t's frame: a call (into its callee), a copy of another variable, or
 // a literal (the origin).
-func (tr *tracer) fromExpr(ctx context.Context, t tracked, j int, file *srcFile, rhs ast.Expr, res int, suffix string) origin {
+func (tr *tracer) fromExpr(ctx context.Context, t tracked, j int, file *syntax.File, rhs ast.Expr, res int, suffix string) origin {
 	here := origin{kind: originComputed, f: t.f, step: j, pos: t.flt.Steps[j].Pos, file: file, node: rhs, suffix: suffix}
 	switch x := ast.Unparen(rhs).(type) {
 	case *ast.CallExpr:
@@ -238,7 +239,7 @@ func (tr *tracer) fromExpr(ctx context.Context, t tracked, j int, file *srcFile,
 		if rootIdent(x) == nil {
 			return here
 		}
-		return tr.back(ctx, tracked{f: t.f, flt: t.flt, st: t.st, at: j, expr: file.text(x) + suffix})
+		return tr.back(ctx, tracked{f: t.f, flt: t.flt, st: t.st, at: j, expr: file.Text(x) + suffix})
 	case *ast.CompositeLit:
 		here.kind = originComposite
 	case *ast.UnaryExpr:
@@ -262,13 +263,13 @@ func (tr *tracer) intoCallee(ctx context.Context, callee *trace.Frame, res int, 
 	}
 	rv := resultValue(callee, res)
 	ret, r := -1, (*ast.ReturnStmt)(nil)
-	var file *srcFile
+	var file *syntax.File
 	for i := len(flt.Steps) - 1; i >= 0 && ret < 0; i-- {
-		f, err := d.src.file(flt.Steps[i].File)
+		f, err := d.src.File(flt.Steps[i].File)
 		if err != nil {
 			continue
 		}
-		if rs, ok := f.stmtAt(flt.Steps[i].Line).(*ast.ReturnStmt); ok {
+		if rs, ok := f.StmtAt(flt.Steps[i].Line).(*ast.ReturnStmt); ok {
 			ret, r, file = i, rs, f
 		}
 	}
@@ -280,7 +281,7 @@ func (tr *tracer) intoCallee(ctx context.Context, callee *trace.Frame, res int, 
 		val = rv.Text
 	}
 	tr.evidence = append(tr.evidence, d.evidence(callee, flt.Steps[ret].Pos,
-		fmt.Sprintf("returns it: `%s`", oneLine(file.text(r))), "returned "+val))
+		fmt.Sprintf("returns it: `%s`", oneLine(file.Text(r))), "returned "+val))
 	t := tracked{f: callee, flt: flt, st: st, at: ret}
 	if len(r.Results) == 0 {
 		// A bare return of named results.
@@ -319,22 +320,22 @@ func (tr *tracer) fromCaller(ctx context.Context, t tracked, name string) origin
 		return origin{kind: originUnknown, f: caller, step: -1, pos: t.f.CallSite}
 	}
 	step := &cflt.Steps[k]
-	file, err := d.src.file(step.File)
+	file, err := d.src.File(step.File)
 	if err != nil {
 		return origin{kind: originUnknown, f: caller, step: k, pos: step.Pos}
 	}
-	arg := d.argExpr(file, file.stmtAt(step.Line), t.f, name)
+	arg := d.argExpr(file, file.StmtAt(step.Line), t.f, name)
 	if arg == nil {
 		return origin{kind: originUnknown, f: caller, step: k, pos: step.Pos}
 	}
 	suffix := suffixOf(t.expr, name)
-	expr := file.text(arg) + suffix
+	expr := file.Text(arg) + suffix
 	val, _ := evalText(expr, cst.before(k))
 	if val == "" {
 		val, _ = evalText(t.expr, t.st.entry)
 	}
 	tr.evidence = append(tr.evidence, d.evidence(caller, step.Pos,
-		fmt.Sprintf("passes %s to %s as %s", file.text(arg), shortFunc(t.f.FID.String()), name), expr+" = "+val))
+		fmt.Sprintf("passes %s to %s as %s", file.Text(arg), syntax.ShortFunc(t.f.FID.String()), name), expr+" = "+val))
 	return tr.fromExpr(ctx, tracked{f: caller, flt: cflt, st: cst, at: k}, k, file, arg, 0, suffix)
 }
 
@@ -368,7 +369,7 @@ func (d *diagnoser) calleeOf(st *trace.Step, call *ast.CallExpr) *trace.Frame {
 	}
 	var found *trace.Frame
 	for _, fid := range st.Callees {
-		if funcName(fid.Func) == name {
+		if syntax.FuncName(fid.Func) == name {
 			found = d.frame(fid)
 		}
 	}
@@ -377,11 +378,11 @@ func (d *diagnoser) calleeOf(st *trace.Step, call *ast.CallExpr) *trace.Frame {
 
 // argExpr returns the expression stmt passes to callee for its parameter
 // name: the receiver of a method call, or the matching argument.
-func (d *diagnoser) argExpr(file *srcFile, stmt ast.Stmt, callee *trace.Frame, name string) ast.Expr {
+func (d *diagnoser) argExpr(file *syntax.File, stmt ast.Stmt, callee *trace.Frame, name string) ast.Expr {
 	if stmt == nil {
 		return nil
 	}
-	want := funcName(callee.FID.Func)
+	want := syntax.FuncName(callee.FID.Func)
 	var call *ast.CallExpr
 	ast.Inspect(stmt, func(n ast.Node) bool {
 		c, ok := n.(*ast.CallExpr)
@@ -421,9 +422,9 @@ func (d *diagnoser) argExpr(file *srcFile, stmt ast.Stmt, callee *trace.Frame, n
 // function, from its declaration (or, for a function literal, from the
 // recorded arguments).
 func (d *diagnoser) paramNames(f *trace.Frame) (recv string, params []string) {
-	file, err := d.src.file(f.Decl.File)
+	file, err := d.src.File(f.Decl.File)
 	if err == nil {
-		if fd := file.funcDecl(f.Decl.Line); fd != nil {
+		if fd := file.FuncDecl(f.Decl.Line); fd != nil {
 			if fd.Recv != nil && len(fd.Recv.List) > 0 && len(fd.Recv.List[0].Names) > 0 {
 				recv = fd.Recv.List[0].Names[0].Name
 			}

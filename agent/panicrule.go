@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/adi-go/adi/agent/syntax"
 	"github.com/adi-go/adi/engine/trace"
 )
 
@@ -18,7 +19,7 @@ type panicSite struct {
 	flt  *trace.FLT
 	st   *frameState
 	step int
-	file *srcFile
+	file *syntax.File
 	stmt ast.Stmt
 	info panicInfo
 	// operand is the bad value's expression (the nil map or pointer, the
@@ -40,11 +41,11 @@ func (d *diagnoser) diagnosePanic(ctx context.Context, f *trace.Frame, msg strin
 	}
 	site := &panicSite{f: f, flt: flt, st: st, step: len(flt.Steps) - 1, info: classifyPanic(msg)}
 	pos := flt.Steps[site.step].Pos
-	site.file, err = d.src.file(pos.File)
+	site.file, err = d.src.File(pos.File)
 	if err != nil {
 		return nil, err
 	}
-	site.stmt = site.file.stmtAt(pos.Line)
+	site.stmt = site.file.StmtAt(pos.Line)
 	d.findOperand(ctx, site)
 
 	fn := &finding{
@@ -53,19 +54,19 @@ func (d *diagnoser) diagnosePanic(ctx context.Context, f *trace.Frame, msg strin
 	}
 	stmtText := strings.TrimSpace(flt.Steps[site.step].Stmt)
 	if site.stmt != nil {
-		stmtText = oneLine(site.file.text(site.stmt))
+		stmtText = oneLine(site.file.Text(site.stmt))
 	}
 	claim := fmt.Sprintf("`%s` panics: %s", stmtText, msg)
 	value := ""
 	if site.operand != nil {
-		value = site.file.text(site.operand) + " = " + site.value
+		value = site.file.Text(site.operand) + " = " + site.value
 	}
 	if r := d.recoverer(f); r != nil && d.rec.Outcome.Panic == nil {
-		claim += fmt.Sprintf(" (recovered in %s, which returned %s)", shortFunc(r.FID.String()), resultsText(r))
+		claim += fmt.Sprintf(" (recovered in %s, which returned %s)", syntax.ShortFunc(r.FID.String()), resultsText(r))
 	}
 	fn.evidence = append(fn.evidence, d.evidence(f, pos, claim, value))
 	if site.operand == nil {
-		fn.summary = fmt.Sprintf("%s panics at %s:%d: %s", shortFunc(f.FID.Func), d.rel(pos.File), pos.Line, msg)
+		fn.summary = fmt.Sprintf("%s panics at %s:%d: %s", syntax.ShortFunc(f.FID.Func), d.rel(pos.File), pos.Line, msg)
 		fn.explanation = fmt.Sprintf("The statement `%s` panicked with %q; adi could not tell which of its operands was bad.", stmtText, msg)
 		fn.confidence = Low
 		fn.strength = strengthTraced / 2
@@ -81,7 +82,7 @@ func (d *diagnoser) diagnosePanic(ctx context.Context, f *trace.Frame, msg strin
 	case panicDivide:
 		d.explainDivide(ctx, site, fn)
 	default:
-		fn.summary = fmt.Sprintf("%s panics at %s:%d: %s", shortFunc(f.FID.Func), d.rel(pos.File), pos.Line, msg)
+		fn.summary = fmt.Sprintf("%s panics at %s:%d: %s", syntax.ShortFunc(f.FID.Func), d.rel(pos.File), pos.Line, msg)
 		fn.explanation = fmt.Sprintf("`%s` panicked with %q; %s.", stmtText, msg, value)
 	}
 	return fn, nil
@@ -163,7 +164,7 @@ func (d *diagnoser) findOperand(ctx context.Context, s *panicSite) {
 	})
 	// test says whether a candidate's value explains the panic.
 	test := func(c cand) (string, bool, bool) {
-		text := s.file.text(c.op)
+		text := s.file.Text(c.op)
 		val, ok := evalText(text, vars)
 		if !ok {
 			return "", false, false
@@ -179,7 +180,7 @@ func (d *diagnoser) findOperand(ctx context.Context, s *panicSite) {
 				return val, false, true
 			}
 			if c.container != nil && s.info.length >= 0 {
-				if l, ok := evalText("len("+s.file.text(c.container)+")", vars); ok && l != strconv.FormatInt(s.info.length, 10) {
+				if l, ok := evalText("len("+s.file.Text(c.container)+")", vars); ok && l != strconv.FormatInt(s.info.length, 10) {
 					return val, false, true
 				}
 			}
@@ -205,7 +206,7 @@ func (d *diagnoser) findOperand(ctx context.Context, s *panicSite) {
 	// re-run to the statement and ask Delve.
 	step := s.flt.Steps[s.step]
 	for _, c := range undecided {
-		expr := s.file.text(c.op)
+		expr := s.file.Text(c.op)
 		probe := expr + " == nil"
 		switch s.info.kind {
 		case panicIndex:
@@ -229,7 +230,7 @@ func (d *diagnoser) findOperand(ctx context.Context, s *panicSite) {
 	}
 	if len(cands) == 1 {
 		s.operand, s.container = cands[0].op, cands[0].container
-		s.value, _ = evalText(s.file.text(s.operand), vars)
+		s.value, _ = evalText(s.file.Text(s.operand), vars)
 	}
 }
 
@@ -240,7 +241,7 @@ func (s *panicSite) isPackage(e ast.Expr) bool {
 	if !ok {
 		return false
 	}
-	for _, imp := range s.file.ast.Imports {
+	for _, imp := range s.file.AST.Imports {
 		name := ""
 		if imp.Name != nil {
 			name = imp.Name.Name
@@ -264,8 +265,8 @@ func (d *diagnoser) traceOperand(ctx context.Context, s *panicSite, expr string)
 // originClaim describes how an origin made the traced value.
 func (d *diagnoser) originText(o origin) string {
 	if o.file != nil && o.step >= 0 {
-		if st := o.file.stmtAt(o.pos.Line); st != nil {
-			return oneLine(o.file.text(st))
+		if st := o.file.StmtAt(o.pos.Line); st != nil {
+			return oneLine(o.file.Text(st))
 		}
 	}
 	return ""
@@ -274,7 +275,7 @@ func (d *diagnoser) originText(o origin) string {
 // explainNilMap: the map operand was nil; where was the map (or the struct
 // holding it) made without it?
 func (d *diagnoser) explainNilMap(ctx context.Context, s *panicSite, fn *finding) {
-	op := s.file.text(s.operand)
+	op := s.file.Text(s.operand)
 	o, ev := d.traceOperand(ctx, s, op)
 	fn.evidence = append(fn.evidence, ev...)
 	where := fmt.Sprintf("%s:%d", d.rel(s.flt.Steps[s.step].File), s.flt.Steps[s.step].Line)
@@ -286,21 +287,21 @@ func (d *diagnoser) explainNilMap(ctx context.Context, s *panicSite, fn *finding
 		field := strings.TrimPrefix(o.suffix, ".")
 		if field != "" && !strings.ContainsAny(field, ".[") {
 			fn.summary = fmt.Sprintf("%s never makes the map %s: `%s` leaves it nil, and %s writes to it at %s",
-				shortFunc(o.f.FID.Func), field, src, shortFunc(s.f.FID.Func), where)
+				syntax.ShortFunc(o.f.FID.Func), field, src, syntax.ShortFunc(s.f.FID.Func), where)
 			fn.explanation = fmt.Sprintf("`%s` at %s:%d builds the value without its %s field, so the map is nil. "+
 				"Reading a nil map works, but the write `%s` in %s panics with %q. "+
-				"Make the map where the value is built.", src, d.rel(o.pos.File), o.pos.Line, field, oneLine(s.file.text(s.stmt)), shortFunc(s.f.FID.Func), s.info.text)
+				"Make the map where the value is built.", src, d.rel(o.pos.File), o.pos.Line, field, oneLine(s.file.Text(s.stmt)), syntax.ShortFunc(s.f.FID.Func), s.info.text)
 		} else {
 			fn.summary = fmt.Sprintf("the map %s is never made (`%s` at %s:%d); %s writes to it at %s",
-				op, src, d.rel(o.pos.File), o.pos.Line, shortFunc(s.f.FID.Func), where)
+				op, src, d.rel(o.pos.File), o.pos.Line, syntax.ShortFunc(s.f.FID.Func), where)
 			fn.explanation = fmt.Sprintf("`%s` leaves the map nil; the write `%s` in %s then panics with %q. Make the map with make or a literal before writing to it.",
-				src, oneLine(s.file.text(s.stmt)), shortFunc(s.f.FID.Func), s.info.text)
+				src, oneLine(s.file.Text(s.stmt)), syntax.ShortFunc(s.f.FID.Func), s.info.text)
 		}
 		fn.fixes = d.nilMapFixes(o)
 	default:
-		fn.summary = fmt.Sprintf("%s writes to the nil map %s at %s", shortFunc(s.f.FID.Func), op, where)
+		fn.summary = fmt.Sprintf("%s writes to the nil map %s at %s", syntax.ShortFunc(s.f.FID.Func), op, where)
 		fn.explanation = fmt.Sprintf("`%s` writes to %s, which is nil, so it panics with %q; adi could not trace where the map should have been made.",
-			oneLine(s.file.text(s.stmt)), op, s.info.text)
+			oneLine(s.file.Text(s.stmt)), op, s.info.text)
 	}
 }
 
@@ -308,30 +309,30 @@ func (d *diagnoser) explainNilMap(ctx context.Context, s *panicSite, fn *finding
 // purpose (it has other, non-nil returns) makes the dereference the bug,
 // a value built without the pointer makes its builder the bug.
 func (d *diagnoser) explainNilPointer(ctx context.Context, s *panicSite, fn *finding) {
-	op := s.file.text(s.operand)
+	op := s.file.Text(s.operand)
 	o, ev := d.traceOperand(ctx, s, op)
 	fn.evidence = append(fn.evidence, ev...)
 	pos := s.flt.Steps[s.step].Pos
 	where := fmt.Sprintf("%s:%d", d.rel(pos.File), pos.Line)
-	stmt := oneLine(s.file.text(s.stmt))
+	stmt := oneLine(s.file.Text(s.stmt))
 	switch {
 	case o.kind == originNil && o.f != nil && o.f != s.f && d.returnsNonNil(o):
 		fn.confidence = High
 		fn.summary = fmt.Sprintf("%s uses %s without checking for nil at %s; %s returns nil for %s",
-			shortFunc(s.f.FID.Func), op, where, shortFunc(o.f.FID.Func), argsText(o.f))
+			syntax.ShortFunc(s.f.FID.Func), op, where, syntax.ShortFunc(o.f.FID.Func), argsText(o.f))
 		fn.explanation = fmt.Sprintf("%s returns nil when it finds nothing (`%s` at %s:%d), and did so here. "+
 			"%s dereferences the result in `%s` without checking, which panics with %q. "+
-			"Handle the nil result before using it.", shortFunc(o.f.FID.Func), d.originText(o), d.rel(o.pos.File), o.pos.Line,
-			shortFunc(s.f.FID.Func), stmt, s.info.text)
+			"Handle the nil result before using it.", syntax.ShortFunc(o.f.FID.Func), d.originText(o), d.rel(o.pos.File), o.pos.Line,
+			syntax.ShortFunc(s.f.FID.Func), stmt, s.info.text)
 	case o.kind == originComposite || o.kind == originZero || o.kind == originNil:
 		fn.root, fn.fn, fn.fid = o.pos, o.f.FID.Func, o.f.FID
 		fn.confidence = High
 		fn.summary = fmt.Sprintf("%s leaves %s nil (`%s`); %s dereferences it at %s",
-			shortFunc(o.f.FID.Func), op, d.originText(o), shortFunc(s.f.FID.Func), where)
+			syntax.ShortFunc(o.f.FID.Func), op, d.originText(o), syntax.ShortFunc(s.f.FID.Func), where)
 		fn.explanation = fmt.Sprintf("The pointer %s is nil from `%s` at %s:%d on; `%s` dereferences it and panics with %q.",
 			op, d.originText(o), d.rel(o.pos.File), o.pos.Line, stmt, s.info.text)
 	default:
-		fn.summary = fmt.Sprintf("%s dereferences the nil pointer %s at %s", shortFunc(s.f.FID.Func), op, where)
+		fn.summary = fmt.Sprintf("%s dereferences the nil pointer %s at %s", syntax.ShortFunc(s.f.FID.Func), op, where)
 		fn.explanation = fmt.Sprintf("`%s` uses %s, which is nil, and panics with %q.", stmt, op, s.info.text)
 	}
 }
@@ -343,7 +344,7 @@ func (d *diagnoser) returnsNonNil(o origin) bool {
 	if o.file == nil {
 		return false
 	}
-	fd := o.file.funcDecl(o.f.Decl.Line)
+	fd := o.file.FuncDecl(o.f.Decl.Line)
 	if fd == nil {
 		return false
 	}
@@ -383,10 +384,10 @@ func argsText(f *trace.Frame) string {
 func (d *diagnoser) explainIndex(ctx context.Context, s *panicSite, fn *finding) {
 	pos := s.flt.Steps[s.step].Pos
 	where := fmt.Sprintf("%s:%d", d.rel(pos.File), pos.Line)
-	idx := s.file.text(s.operand)
+	idx := s.file.Text(s.operand)
 	cont := ""
 	if s.container != nil {
-		cont = s.file.text(s.container)
+		cont = s.file.Text(s.container)
 	}
 	length := ""
 	if s.info.length >= 0 && s.info.hasIndex {
@@ -394,12 +395,12 @@ func (d *diagnoser) explainIndex(ctx context.Context, s *panicSite, fn *finding)
 	}
 	if call, ok := ast.Unparen(s.operand).(*ast.CallExpr); ok && cont != "" && isLenOf(call, cont) {
 		fn.confidence = High
-		fn.summary = fmt.Sprintf("%s indexes %s[len(%s)], one past its last element, at %s", shortFunc(s.f.FID.Func), cont, cont, where)
+		fn.summary = fmt.Sprintf("%s indexes %s[len(%s)], one past its last element, at %s", syntax.ShortFunc(s.f.FID.Func), cont, cont, where)
 		fn.explanation = fmt.Sprintf("The valid indexes of %s are 0 to len(%s)-1; `%s` reads index %s of %s elements and panics with %q. The last element is %s[len(%s)-1].",
-			cont, cont, oneLine(s.file.text(s.stmt)), s.value, length, s.info.text, cont, cont)
+			cont, cont, oneLine(s.file.Text(s.stmt)), s.value, length, s.info.text, cont, cont)
 		if s.info.kind == panicIndex {
 			fn.fixes = append(fn.fixes, fix{desc: "index the last element", edits: []edit{{
-				file: s.file.path, start: s.file.offset(s.operand.End()), end: s.file.offset(s.operand.End()), text: "-1"}}})
+				file: s.file.Path, start: s.file.Offset(s.operand.End()), end: s.file.Offset(s.operand.End()), text: "-1"}}})
 		}
 		return
 	}
@@ -415,9 +416,9 @@ func (d *diagnoser) explainIndex(ctx context.Context, s *panicSite, fn *finding)
 		}
 	}
 	if best == nil {
-		fn.summary = fmt.Sprintf("%s indexes %s with %s = %s, out of range, at %s", shortFunc(s.f.FID.Func), cont, idx, s.value, where)
+		fn.summary = fmt.Sprintf("%s indexes %s with %s = %s, out of range, at %s", syntax.ShortFunc(s.f.FID.Func), cont, idx, s.value, where)
 		fn.explanation = fmt.Sprintf("`%s` reads index %s of %s, which has %s elements, and panics with %q.",
-			oneLine(s.file.text(s.stmt)), s.value, cont, length, s.info.text)
+			oneLine(s.file.Text(s.stmt)), s.value, cont, length, s.info.text)
 		return
 	}
 	o := *best
@@ -425,14 +426,14 @@ func (d *diagnoser) explainIndex(ctx context.Context, s *panicSite, fn *finding)
 	fn.confidence = High
 	src := d.originText(o)
 	fn.summary = fmt.Sprintf("%s computes a count one too large (`%s`), so %s indexes past the end at %s",
-		shortFunc(o.f.FID.Func), src, shortFunc(s.f.FID.Func), where)
+		syntax.ShortFunc(o.f.FID.Func), src, syntax.ShortFunc(s.f.FID.Func), where)
 	fn.explanation = fmt.Sprintf("The index %s = %s in `%s` comes from `%s` at %s:%d, through the values shown in the evidence. "+
 		"%s has %s elements, so the run panics with %q; the value is wrong where it is computed, not where it is used.",
-		idx, s.value, oneLine(s.file.text(s.stmt)), src, d.rel(o.pos.File), o.pos.Line, cont, length, s.info.text)
+		idx, s.value, oneLine(s.file.Text(s.stmt)), src, d.rel(o.pos.File), o.pos.Line, cont, length, s.info.text)
 	if o.node != nil {
 		if f := ceilDivFix(o.file, o.node); f != nil {
 			fn.summary = fmt.Sprintf("%s rounds up wrongly (`%s`): the count is one too large when the division is exact, so %s indexes past the end at %s",
-				shortFunc(o.f.FID.Func), src, shortFunc(s.f.FID.Func), where)
+				syntax.ShortFunc(o.f.FID.Func), src, syntax.ShortFunc(s.f.FID.Func), where)
 			fn.fixes = append(fn.fixes, *f)
 		}
 	}
@@ -451,9 +452,9 @@ func isLenOf(call *ast.CallExpr, x string) bool {
 // explainDivide: the divisor was zero; where was it made?
 func (d *diagnoser) explainDivide(ctx context.Context, s *panicSite, fn *finding) {
 	pos := s.flt.Steps[s.step].Pos
-	op := s.file.text(s.operand)
-	fn.summary = fmt.Sprintf("%s divides by %s = 0 at %s:%d", shortFunc(s.f.FID.Func), op, d.rel(pos.File), pos.Line)
-	fn.explanation = fmt.Sprintf("`%s` divides by %s, which is 0, and panics with %q.", oneLine(s.file.text(s.stmt)), op, s.info.text)
+	op := s.file.Text(s.operand)
+	fn.summary = fmt.Sprintf("%s divides by %s = 0 at %s:%d", syntax.ShortFunc(s.f.FID.Func), op, d.rel(pos.File), pos.Line)
+	fn.explanation = fmt.Sprintf("`%s` divides by %s, which is 0, and panics with %q.", oneLine(s.file.Text(s.stmt)), op, s.info.text)
 	if rootIdent(s.operand) == nil {
 		return
 	}

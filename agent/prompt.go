@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/adi-go/adi/agent/syntax"
 	"github.com/adi-go/adi/engine"
 	"github.com/adi-go/adi/engine/trace"
 )
@@ -104,9 +105,9 @@ func (c *Conversation) firstMessage(ctx context.Context) string {
 func hintText(h *Diagnosis) string {
 	var b strings.Builder
 	if rc := h.RootCause; rc.File != "" {
-		fmt.Fprintf(&b, "Suspect: %s:%d in %s", rc.File, rc.Line, shortFunc(rc.Func))
+		fmt.Fprintf(&b, "Suspect: %s:%d in %s", rc.File, rc.Line, syntax.ShortFunc(rc.Func))
 		if rc.FID != "" {
-			fmt.Fprintf(&b, " (%s)", shortFunc(rc.FID))
+			fmt.Fprintf(&b, " (%s)", syntax.ShortFunc(rc.FID))
 		}
 		fmt.Fprintf(&b, ", confidence %s, by %s: %s\n", h.Confidence, h.Method, h.Summary)
 	} else {
@@ -117,7 +118,7 @@ func hintText(h *Diagnosis) string {
 			fmt.Fprintf(&b, "- … %d more\n", len(h.Evidence)-i)
 			break
 		}
-		where := strings.TrimSpace(fmt.Sprintf("%s %s", lineRef(e.File, e.Line), shortFunc(e.FID)))
+		where := strings.TrimSpace(fmt.Sprintf("%s %s", lineRef(e.File, e.Line), syntax.ShortFunc(e.FID)))
 		v := ""
 		if e.Value != "" {
 			v = " — " + e.Value
@@ -134,7 +135,7 @@ func hintText(h *Diagnosis) string {
 	if len(h.Candidates) > 0 {
 		b.WriteString("Other suspects:\n")
 		for _, cd := range h.Candidates {
-			fmt.Fprintf(&b, "- %s:%d %s (%.2f) %s\n", cd.File, cd.Line, shortFunc(cd.Func), cd.Score, clip(cd.Reason, 160))
+			fmt.Fprintf(&b, "- %s:%d %s (%.2f) %s\n", cd.File, cd.Line, syntax.ShortFunc(cd.Func), cd.Score, clip(cd.Reason, 160))
 		}
 	}
 	return b.String()

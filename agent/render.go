@@ -3,6 +3,8 @@ package agent
 import (
 	"fmt"
 	"strings"
+
+	"github.com/adi-go/adi/agent/syntax"
 )
 
 // Text renders the diagnosis for a person: the root cause with file:line
@@ -14,10 +16,10 @@ func (d *Diagnosis) Text() string {
 	if rc.File != "" {
 		fmt.Fprintf(&b, "root cause: %s:%d", rc.File, rc.Line)
 		if rc.Func != "" {
-			fmt.Fprintf(&b, " in %s", shortFunc(rc.Func))
+			fmt.Fprintf(&b, " in %s", syntax.ShortFunc(rc.Func))
 		}
 		if rc.FID != "" {
-			fmt.Fprintf(&b, " (frame %s)", shortFunc(rc.FID))
+			fmt.Fprintf(&b, " (frame %s)", syntax.ShortFunc(rc.FID))
 		}
 		b.WriteString("\n")
 	} else {
@@ -36,7 +38,7 @@ func (d *Diagnosis) Text() string {
 				where = fmt.Sprintf("%s:%d", e.File, e.Line)
 			}
 			if e.FID != "" {
-				where = strings.TrimSpace(where + " " + shortFunc(e.FID))
+				where = strings.TrimSpace(where + " " + syntax.ShortFunc(e.FID))
 			}
 			line := "  • "
 			if where != "" {
@@ -85,7 +87,7 @@ func (d *Diagnosis) Text() string {
 		for _, c := range d.Candidates {
 			fn := ""
 			if c.Func != "" {
-				fn = " " + shortFunc(c.Func)
+				fn = " " + syntax.ShortFunc(c.Func)
 			}
 			fmt.Fprintf(&b, "  %s:%d%s (%.2f) %s\n", c.File, c.Line, fn, c.Score, c.Reason)
 		}

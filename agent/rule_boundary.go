@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"strconv"
 
+	"github.com/adi-go/adi/agent/syntax"
 	"github.com/adi-go/adi/engine/trace"
 )
 
@@ -22,7 +23,7 @@ const maxBoundaryFLTs = 8
 // boundaryHit is a comparison seen at its bound.
 type boundaryHit struct {
 	f     *trace.Frame
-	file  *srcFile
+	file  *syntax.File
 	be    *ast.BinaryExpr
 	pos   trace.Pos
 	left  string
@@ -41,7 +42,7 @@ func (d *diagnoser) boundaryFindings(ctx context.Context, focus, scope []*trace.
 	var hits []*boundaryHit
 	seen := map[string]bool{}
 	add := func(h *boundaryHit) {
-		key := fmt.Sprintf("%s:%d", h.file.path, h.file.offset(h.be.Pos()))
+		key := fmt.Sprintf("%s:%d", h.file.Path, h.file.Offset(h.be.Pos()))
 		if !seen[key] {
 			seen[key] = true
 			hits = append(hits, h)
@@ -61,18 +62,18 @@ func (d *diagnoser) boundaryFindings(ctx context.Context, focus, scope []*trace.
 			continue
 		}
 		for i, step := range flt.Steps {
-			file, err := d.src.file(step.File)
+			file, err := d.src.File(step.File)
 			if err != nil {
 				continue
 			}
-			node := file.stmtAt(step.Line)
+			node := file.StmtAt(step.Line)
 			cond, loop := condOf(node)
 			vars := st.afterStep(i)
 			if fs, ok := node.(*ast.ForStmt); ok && step.Visit > 1 {
 				vars = withPost(fs, &flt.Steps[i], vars)
 			}
 			for _, be := range comparisons(cond) {
-				l, r := file.text(be.X), file.text(be.Y)
+				l, r := file.Text(be.X), file.Text(be.Y)
 				if eq, ok := evalBool("("+l+") == ("+r+")", vars); ok && eq {
 					v, _ := evalText(l, vars)
 					add(&boundaryHit{f: f, file: file, be: be, pos: step.Pos, left: l, right: r, value: v, loop: loop})
@@ -155,11 +156,11 @@ func (d *diagnoser) argBoundaries(scope []*trace.Frame) []*boundaryHit {
 	}
 	for _, fn := range order {
 		frames := byFunc[fn]
-		file, err := d.src.file(frames[0].Decl.File)
+		file, err := d.src.File(frames[0].Decl.File)
 		if err != nil {
 			continue
 		}
-		fd := file.funcDecl(frames[0].Decl.Line)
+		fd := file.FuncDecl(frames[0].Decl.Line)
 		if fd == nil {
 			continue
 		}
@@ -179,7 +180,7 @@ func (d *diagnoser) argBoundaries(scope []*trace.Frame) []*boundaryHit {
 				if len(names) == 0 || !onlyParams(names, params, assigned) {
 					continue
 				}
-				l, r := file.text(be.X), file.text(be.Y)
+				l, r := file.Text(be.X), file.Text(be.Y)
 				for _, f := range frames {
 					vars := map[string]*trace.Value{}
 					for i := range f.Args {
@@ -188,7 +189,7 @@ func (d *diagnoser) argBoundaries(scope []*trace.Frame) []*boundaryHit {
 					if eq, ok := evalBool("("+l+") == ("+r+")", vars); ok && eq {
 						v, _ := evalText(l, vars)
 						out = append(out, &boundaryHit{f: f, file: file, be: be,
-							pos: trace.Pos{File: file.path, Line: file.line(be.Pos())}, left: l, right: r, value: v, loop: loop, args: true})
+							pos: trace.Pos{File: file.Path, Line: file.Line(be.Pos())}, left: l, right: r, value: v, loop: loop, args: true})
 						break
 					}
 				}
@@ -258,11 +259,11 @@ func flipped(op token.Token) string {
 // boundaryFinding turns a hit into a finding with its off-by-one fixes.
 func (d *diagnoser) boundaryFinding(h *boundaryHit) *finding {
 	file, be := h.file, h.be
-	line := file.line(be.Pos())
-	cmpText := file.text(be)
-	where := fmt.Sprintf("%s:%d", d.rel(file.path), line)
+	line := file.Line(be.Pos())
+	cmpText := file.Text(be)
+	where := fmt.Sprintf("%s:%d", d.rel(file.Path), line)
 	f := &finding{
-		method: "boundary", root: trace.Pos{File: file.path, Line: line}, fn: h.f.FID.Func, fid: h.f.FID,
+		method: "boundary", root: trace.Pos{File: file.Path, Line: line}, fn: h.f.FID.Func, fid: h.f.FID,
 		strength: strengthBoundary, confidence: Low,
 	}
 	kind := "condition"
@@ -270,13 +271,13 @@ func (d *diagnoser) boundaryFinding(h *boundaryHit) *finding {
 		kind = "loop condition"
 	}
 	f.summary = fmt.Sprintf("the %s `%s` in %s (%s) met its bound exactly on the failing path (%s = %s = %s)",
-		kind, cmpText, shortFunc(h.f.FID.Func), where, h.left, h.right, h.value)
+		kind, cmpText, syntax.ShortFunc(h.f.FID.Func), where, h.left, h.right, h.value)
 	f.detail = fmt.Sprintf("On the failing path `%s` in %s was evaluated with both sides equal to %s, the one value where %s and %s disagree.",
-		cmpText, shortFunc(h.f.FID.String()), h.value, be.Op, flipped(be.Op))
+		cmpText, syntax.ShortFunc(h.f.FID.String()), h.value, be.Op, flipped(be.Op))
 	f.explanation = f.detail + " An off-by-one bound there would explain the wrong result, but no off-by-one edit of it was verified."
 	claim := fmt.Sprintf("`%s` is evaluated with %s = %s", cmpText, h.left, h.right)
 	if h.args {
-		claim = fmt.Sprintf("%s is called with %s, where `%s` meets its bound", shortFunc(h.f.FID.String()), argsText(h.f), cmpText)
+		claim = fmt.Sprintf("%s is called with %s, where `%s` meets its bound", syntax.ShortFunc(h.f.FID.String()), argsText(h.f), cmpText)
 	}
 	val := fmt.Sprintf("%s = %s, %s = %s", h.left, h.value, h.right, h.value)
 	if _, lit := ast.Unparen(be.Y).(*ast.BasicLit); lit {
@@ -286,27 +287,27 @@ func (d *diagnoser) boundaryFinding(h *boundaryHit) *finding {
 	// Drop a ±1 on either side: `i < n-1` → `i < n`.
 	for _, side := range []ast.Expr{be.Y, be.X} {
 		if pm, ok := ast.Unparen(side).(*ast.BinaryExpr); ok && (pm.Op == token.ADD || pm.Op == token.SUB) && isOne(pm.Y) {
-			repl := file.text(pm.X)
+			repl := file.Text(pm.X)
 			f.fixes = append(f.fixes, fix{
 				desc:  fmt.Sprintf("`%s` → `%s`", cmpText, replaceIn(file, be, side, repl)),
-				edits: []edit{{file: file.path, start: file.offset(side.Pos()), end: file.offset(side.End()), text: repl}},
+				edits: []edit{{file: file.Path, start: file.Offset(side.Pos()), end: file.Offset(side.End()), text: repl}},
 			})
 		}
 	}
 	// Flip the strictness: `lo < hi` → `lo <= hi`.
 	op := flipped(be.Op)
 	f.fixes = append(f.fixes, fix{
-		desc: fmt.Sprintf("`%s` → `%s %s %s`", cmpText, file.text(be.X), op, file.text(be.Y)),
-		edits: []edit{{file: file.path, start: file.offset(be.OpPos), end: file.offset(be.OpPos) + len(be.Op.String()),
+		desc: fmt.Sprintf("`%s` → `%s %s %s`", cmpText, file.Text(be.X), op, file.Text(be.Y)),
+		edits: []edit{{file: file.Path, start: file.Offset(be.OpPos), end: file.Offset(be.OpPos) + len(be.Op.String()),
 			text: op}},
 	})
 	return f
 }
 
 // replaceIn returns the text of outer with its part inner replaced.
-func replaceIn(file *srcFile, outer, inner ast.Node, repl string) string {
-	o := file.text(outer)
-	s, e := file.offset(inner.Pos())-file.offset(outer.Pos()), file.offset(inner.End())-file.offset(outer.Pos())
+func replaceIn(file *syntax.File, outer, inner ast.Node, repl string) string {
+	o := file.Text(outer)
+	s, e := file.Offset(inner.Pos())-file.Offset(outer.Pos()), file.Offset(inner.End())-file.Offset(outer.Pos())
 	return o[:s] + repl + o[e:]
 }
 

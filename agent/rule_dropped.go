@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/adi-go/adi/agent/syntax"
 	"github.com/adi-go/adi/engine/trace"
 )
 
@@ -25,7 +26,7 @@ const maxDroppedFLTs = 4
 // droppedFindings looks for discarded errors in the functions of scope.
 func (d *diagnoser) droppedFindings(ctx context.Context, scope []*trace.Frame) []*finding {
 	var out []*finding
-	d.eachFunc(ctx, scope, func(f *trace.Frame, file *srcFile, fd *ast.FuncDecl) {
+	d.eachFunc(ctx, scope, func(f *trace.Frame, file *syntax.File, fd *ast.FuncDecl) {
 		ast.Inspect(fd.Body, func(n ast.Node) bool {
 			as, ok := n.(*ast.AssignStmt)
 			if !ok || len(as.Lhs) < 2 || len(as.Rhs) != 1 {
@@ -48,10 +49,10 @@ func (d *diagnoser) droppedFindings(ctx context.Context, scope []*trace.Frame) [
 }
 
 // droppedAt examines one discarding statement in the invocations of fn.
-func (d *diagnoser) droppedAt(ctx context.Context, file *srcFile, as *ast.AssignStmt, call *ast.CallExpr, fn string, scope []*trace.Frame) *finding {
-	line := file.line(as.Pos())
-	stmt := oneLine(file.text(as))
-	callText := file.text(call.Fun)
+func (d *diagnoser) droppedAt(ctx context.Context, file *syntax.File, as *ast.AssignStmt, call *ast.CallExpr, fn string, scope []*trace.Frame) *finding {
+	line := file.Line(as.Pos())
+	stmt := oneLine(file.Text(as))
+	callText := file.Text(call.Fun)
 	pkg, name := d.libraryFunc(file, call)
 	var first *trace.Frame
 	var firstPos trace.Pos
@@ -66,7 +67,7 @@ func (d *diagnoser) droppedAt(ctx context.Context, file *srcFile, as *ast.Assign
 			continue
 		}
 		for i, step := range flt.Steps {
-			if step.Line != line || step.File != file.path {
+			if step.Line != line || step.File != file.Path {
 				continue
 			}
 			if first == nil {
@@ -75,7 +76,7 @@ func (d *diagnoser) droppedAt(ctx context.Context, file *srcFile, as *ast.Assign
 			vars := st.before(i)
 			var args []string
 			for _, a := range call.Args {
-				v, ok := evalText(file.text(a), vars)
+				v, ok := evalText(file.Text(a), vars)
 				if !ok {
 					args = nil
 					break
@@ -105,10 +106,10 @@ func (d *diagnoser) droppedAt(ctx context.Context, file *srcFile, as *ast.Assign
 				fnd.evidence = append(fnd.evidence, d.evidence(f, step.Pos, "the statement goes on with the zero value", strings.Join(set, ", ")))
 			}
 			fnd.summary = fmt.Sprintf("%s drops the error of %s at %s:%d: %s fails, and the failure is silently replaced by %s",
-				shortFunc(fn), callText, d.rel(step.File), step.Line, call, res)
+				syntax.ShortFunc(fn), callText, d.rel(step.File), step.Line, call, res)
 			fnd.explanation = fmt.Sprintf("`%s` discards the error that %s returns. In %s the argument was %s, which %s rejects (%s), "+
 				"so the code went on with %s as if the input were valid. Check the error (and handle or report the bad input) instead of discarding it.",
-				stmt, callText, shortFunc(f.FID.String()), strings.Join(args, ", "), callText, errText, res)
+				stmt, callText, syntax.ShortFunc(f.FID.String()), strings.Join(args, ", "), callText, errText, res)
 			return fnd
 		}
 	}
@@ -120,7 +121,7 @@ func (d *diagnoser) droppedAt(ctx context.Context, file *srcFile, as *ast.Assign
 		method: "dropped-error", root: firstPos, fn: fn, fid: first.FID,
 		strength: strengthBoundary - 15, confidence: Low,
 	}
-	fnd.summary = fmt.Sprintf("%s discards the last result (by convention an error) of %s at %s:%d", shortFunc(fn), callText, d.rel(firstPos.File), firstPos.Line)
+	fnd.summary = fmt.Sprintf("%s discards the last result (by convention an error) of %s at %s:%d", syntax.ShortFunc(fn), callText, d.rel(firstPos.File), firstPos.Line)
 	fnd.explanation = fmt.Sprintf("`%s` ignores what may be an error; adi could not recompute the call to show whether it failed on the failing path.", stmt)
 	fnd.evidence = append(fnd.evidence, d.evidence(first, firstPos, fmt.Sprintf("`%s` discards a result", stmt), ""))
 	return fnd
@@ -128,7 +129,7 @@ func (d *diagnoser) droppedAt(ctx context.Context, file *srcFile, as *ast.Assign
 
 // libraryFunc returns the import path and name of a call of a package
 // function (strconv.Atoi → "strconv", "Atoi").
-func (d *diagnoser) libraryFunc(file *srcFile, call *ast.CallExpr) (pkg, name string) {
+func (d *diagnoser) libraryFunc(file *syntax.File, call *ast.CallExpr) (pkg, name string) {
 	sel, ok := call.Fun.(*ast.SelectorExpr)
 	if !ok {
 		return "", ""
@@ -137,7 +138,7 @@ func (d *diagnoser) libraryFunc(file *srcFile, call *ast.CallExpr) (pkg, name st
 	if !ok {
 		return "", ""
 	}
-	for _, imp := range file.ast.Imports {
+	for _, imp := range file.AST.Imports {
 		p, err := strconv.Unquote(imp.Path.Value)
 		if err != nil {
 			continue
@@ -238,11 +239,11 @@ func (d *diagnoser) uncheckedErrs(ctx context.Context, focus []*trace.Frame) []*
 			continue
 		}
 		done[f.FID.Func] = true
-		file, err := d.src.file(f.Decl.File)
+		file, err := d.src.File(f.Decl.File)
 		if err != nil {
 			continue
 		}
-		if fd := file.funcDecl(f.Decl.Line); fd != nil && assignedNames(fd.Body)["err"] {
+		if fd := file.FuncDecl(f.Decl.Line); fd != nil && assignedNames(fd.Body)["err"] {
 			d.flt(ctx, f)
 		}
 	}
@@ -281,9 +282,9 @@ func (d *diagnoser) uncheckedErrs(ctx context.Context, focus []*trace.Frame) []*
 			fnd := &finding{method: "dropped-error", root: step.Pos, fn: f.FID.Func, fid: f.FID,
 				strength: strengthDropped, confidence: Medium}
 			fnd.summary = fmt.Sprintf("%s never checks err after `%s` at %s:%d, where it is %s",
-				shortFunc(f.FID.Func), strings.TrimSpace(step.Stmt), d.rel(step.File), step.Line, short(c.New.Text))
+				syntax.ShortFunc(f.FID.Func), strings.TrimSpace(step.Stmt), d.rel(step.File), step.Line, short(c.New.Text))
 			fnd.explanation = fmt.Sprintf("`%s` set err to %s, and %s went on without reading it. Check err right after the call.",
-				strings.TrimSpace(step.Stmt), short(c.New.Text), shortFunc(f.FID.String()))
+				strings.TrimSpace(step.Stmt), short(c.New.Text), syntax.ShortFunc(f.FID.String()))
 			fnd.evidence = append(fnd.evidence, d.evidence(f, step.Pos, "err is set and never read", "err = "+c.New.Text))
 			out = append(out, fnd)
 		}

@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"github.com/adi-go/adi/agent/syntax"
+
 	"context"
 	"fmt"
 	"go/ast"
@@ -16,7 +18,7 @@ import (
 // receiverFindings looks for lost writes in the methods invoked in scope.
 func (d *diagnoser) receiverFindings(ctx context.Context, scope []*trace.Frame) []*finding {
 	var out []*finding
-	d.eachFunc(ctx, scope, func(f *trace.Frame, file *srcFile, fd *ast.FuncDecl) {
+	d.eachFunc(ctx, scope, func(f *trace.Frame, file *syntax.File, fd *ast.FuncDecl) {
 		if fd.Recv == nil || len(fd.Recv.List) != 1 || len(fd.Recv.List[0].Names) != 1 {
 			return
 		}
@@ -29,13 +31,13 @@ func (d *diagnoser) receiverFindings(ctx context.Context, scope []*trace.Frame) 
 		if write == nil || returnsIdent(fd, recv) {
 			return
 		}
-		wline := file.line(write.Pos())
+		wline := file.Line(write.Pos())
 		fnd := &finding{
-			method: "value-receiver", root: trace.Pos{File: file.path, Line: file.line(fd.Pos())},
+			method: "value-receiver", root: trace.Pos{File: file.Path, Line: file.Line(fd.Pos())},
 			fn: f.FID.Func, fid: f.FID, strength: strengthReceiver, confidence: Medium,
 		}
-		writeText := oneLine(file.text(write))
-		typ := file.text(recvType)
+		writeText := oneLine(file.Text(write))
+		typ := file.Text(recvType)
 		// The trace shows the write landing in the copy.
 		if flt, _, err := d.flt(ctx, f); err == nil {
 			for i, step := range flt.Steps {
@@ -48,22 +50,22 @@ func (d *diagnoser) receiverFindings(ctx context.Context, scope []*trace.Frame) 
 						old = c.Old.Text + " → "
 					}
 					fnd.evidence = append(fnd.evidence, d.evidence(f, step.Pos,
-						fmt.Sprintf("`%s` changes %s, %s's own copy of the %s", writeText, recv, shortFunc(f.FID.String()), typ),
+						fmt.Sprintf("`%s` changes %s, %s's own copy of the %s", writeText, recv, syntax.ShortFunc(f.FID.String()), typ),
 						recv+": "+old+c.New.Text))
 				}
 				break
 			}
 		}
-		fnd.evidence = append(fnd.evidence, d.evidence(f, trace.Pos{File: file.path, Line: file.line(fd.Pos())},
-			fmt.Sprintf("%s has a value receiver (%s %s): the caller's %s is not changed", shortFunc(f.FID.Func), recv, typ, typ), ""))
+		fnd.evidence = append(fnd.evidence, d.evidence(f, trace.Pos{File: file.Path, Line: file.Line(fd.Pos())},
+			fmt.Sprintf("%s has a value receiver (%s %s): the caller's %s is not changed", syntax.ShortFunc(f.FID.Func), recv, typ, typ), ""))
 		fnd.summary = fmt.Sprintf("%s has a value receiver, so `%s` changes a copy and the caller's %s never changes (%s:%d)",
-			shortFunc(f.FID.Func), writeText, typ, d.rel(file.path), file.line(fd.Pos()))
+			syntax.ShortFunc(f.FID.Func), writeText, typ, d.rel(file.Path), file.Line(fd.Pos()))
 		fnd.explanation = fmt.Sprintf("%s is declared on %s, not *%s, so it runs on a copy of the value it is called on. "+
 			"`%s` at %s:%d updates that copy, which is dropped when the method returns; the caller's %s keeps its old value. "+
-			"Give the method a pointer receiver.", shortFunc(f.FID.Func), typ, typ, writeText, d.rel(file.path), wline, typ)
+			"Give the method a pointer receiver.", syntax.ShortFunc(f.FID.Func), typ, typ, writeText, d.rel(file.Path), wline, typ)
 		fnd.fixes = []fix{{
 			desc:  fmt.Sprintf("`func (%s %s)` → `func (%s *%s)`", recv, typ, recv, typ),
-			edits: []edit{{file: file.path, start: file.offset(recvType.Pos()), end: file.offset(recvType.Pos()), text: "*"}},
+			edits: []edit{{file: file.Path, start: file.Offset(recvType.Pos()), end: file.Offset(recvType.Pos()), text: "*"}},
 		}}
 		out = append(out, fnd)
 	})

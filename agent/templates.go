@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/adi-go/adi/agent/syntax"
 )
 
 // Fix templates. Each turns a diagnosed pattern into a minimal edit and is
@@ -43,7 +45,7 @@ func (d *diagnoser) nilMapFixes(o origin) []fix {
 			return []fix{*f}
 		}
 	case originZero:
-		st := o.file.stmtAt(o.pos.Line)
+		st := o.file.StmtAt(o.pos.Line)
 		ds, ok := st.(*ast.DeclStmt)
 		if !ok || o.suffix != "" {
 			return nil
@@ -56,9 +58,9 @@ func (d *diagnoser) nilMapFixes(o origin) []fix {
 		if !ok || len(vs.Names) != 1 || vs.Type == nil || len(vs.Values) != 0 {
 			return nil
 		}
-		typ := o.file.text(vs.Type)
+		typ := o.file.Text(vs.Type)
 		return []fix{{desc: "make the map when it is declared", edits: []edit{{
-			file: o.file.path, start: o.file.offset(vs.Names[0].End()), end: o.file.offset(vs.Type.End()),
+			file: o.file.Path, start: o.file.Offset(vs.Names[0].End()), end: o.file.Offset(vs.Type.End()),
 			text: " = " + typ + "{}"}}}}
 	}
 	return nil
@@ -67,7 +69,7 @@ func (d *diagnoser) nilMapFixes(o origin) []fix {
 // fieldType returns the source text of the type of field in the struct
 // type named by typExpr, looked up in the package of file; "" when it is
 // not a struct of that package.
-func (d *diagnoser) fieldType(file *srcFile, typExpr ast.Expr, field string) string {
+func (d *diagnoser) fieldType(file *syntax.File, typExpr ast.Expr, field string) string {
 	var name string
 	switch t := typExpr.(type) {
 	case *ast.Ident:
@@ -80,18 +82,18 @@ func (d *diagnoser) fieldType(file *srcFile, typExpr ast.Expr, field string) str
 	if name == "" {
 		return ""
 	}
-	dir := filepath.Dir(file.path)
+	dir := filepath.Dir(file.Path)
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
 		if !strings.HasSuffix(e.Name(), ".go") || isTestFile(e.Name()) {
 			continue
 		}
-		f, err := d.src.file(filepath.Join(dir, e.Name()))
-		if err != nil || f.ast.Name.Name != file.ast.Name.Name {
+		f, err := d.src.File(filepath.Join(dir, e.Name()))
+		if err != nil || f.AST.Name.Name != file.AST.Name.Name {
 			continue
 		}
 		var typ string
-		ast.Inspect(f.ast, func(n ast.Node) bool {
+		ast.Inspect(f.AST, func(n ast.Node) bool {
 			ts, ok := n.(*ast.TypeSpec)
 			if !ok || typ != "" {
 				return typ == ""
@@ -103,7 +105,7 @@ func (d *diagnoser) fieldType(file *srcFile, typExpr ast.Expr, field string) str
 			for _, fl := range st.Fields.List {
 				for _, n := range fl.Names {
 					if n.Name == field {
-						typ = f.text(fl.Type)
+						typ = f.Text(fl.Type)
 					}
 				}
 			}
@@ -119,32 +121,32 @@ func (d *diagnoser) fieldType(file *srcFile, typExpr ast.Expr, field string) str
 // addField adds "field: value" to a keyed (or empty) composite literal,
 // on the literal's line or on a line of its own when the literal spans
 // lines. Positional literals are left alone.
-func addField(file *srcFile, lit *ast.CompositeLit, field, value string) *fix {
+func addField(file *syntax.File, lit *ast.CompositeLit, field, value string) *fix {
 	for _, el := range lit.Elts {
 		if _, ok := el.(*ast.KeyValueExpr); !ok {
 			return nil
 		}
 	}
 	kv := field + ": " + value
-	rb := file.offset(lit.Rbrace)
+	rb := file.Offset(lit.Rbrace)
 	if len(lit.Elts) == 0 {
-		return &fix{edits: []edit{{file: file.path, start: rb, end: rb, text: kv}}}
+		return &fix{edits: []edit{{file: file.Path, start: rb, end: rb, text: kv}}}
 	}
 	last := lit.Elts[len(lit.Elts)-1]
-	if file.line(last.End()) == file.line(lit.Rbrace) {
-		end := file.offset(last.End())
-		return &fix{edits: []edit{{file: file.path, start: end, end: end, text: ", " + kv}}}
+	if file.Line(last.End()) == file.Line(lit.Rbrace) {
+		end := file.Offset(last.End())
+		return &fix{edits: []edit{{file: file.Path, start: end, end: end, text: ", " + kv}}}
 	}
 	// One element per line: add a line with the last element's indentation.
-	line := file.lineText(file.line(last.Pos()))
+	line := file.LineText(file.Line(last.Pos()))
 	indent := line[:len(line)-len(strings.TrimLeft(line, " \t"))]
-	lineStart := rb - (file.tf.Position(lit.Rbrace).Column - 1)
-	return &fix{edits: []edit{{file: file.path, start: lineStart, end: lineStart, text: indent + kv + ",\n"}}}
+	lineStart := rb - (file.Position(lit.Rbrace).Column - 1)
+	return &fix{edits: []edit{{file: file.Path, start: lineStart, end: lineStart, text: indent + kv + ",\n"}}}
 }
 
 // ceilDivFix rewrites `a/b + 1`, a page count that is one too large when b
 // divides a, as the rounded-up division `(a + b - 1) / b`.
-func ceilDivFix(file *srcFile, node ast.Expr) *fix {
+func ceilDivFix(file *syntax.File, node ast.Expr) *fix {
 	var found *fix
 	ast.Inspect(node, func(n ast.Node) bool {
 		be, ok := n.(*ast.BinaryExpr)
@@ -159,14 +161,14 @@ func ceilDivFix(file *srcFile, node ast.Expr) *fix {
 		if !ok || q.Op != token.QUO || !isOne(one) {
 			return true
 		}
-		a, b := file.text(q.X), file.text(q.Y)
+		a, b := file.Text(q.X), file.Text(q.Y)
 		if _, simple := q.Y.(*ast.Ident); !simple {
 			if _, lit := q.Y.(*ast.BasicLit); !lit {
 				b = "(" + b + ")"
 			}
 		}
 		found = &fix{desc: "round the division up", edits: []edit{{
-			file: file.path, start: file.offset(be.Pos()), end: file.offset(be.End()),
+			file: file.Path, start: file.Offset(be.Pos()), end: file.Offset(be.End()),
 			text: "(" + a + " + " + b + " - 1) / " + b}}}
 		return false
 	})

@@ -16,6 +16,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/adi-go/adi/agent/syntax"
 	"github.com/adi-go/adi/engine/trace"
 )
 
@@ -454,11 +455,11 @@ func (c *Conversation) moduleFile(p string) (string, error) {
 
 // numbered renders lines start..end of an absolute file path.
 func (c *Conversation) numbered(abs string, start, end int) (string, error) {
-	f, err := c.src.file(abs)
+	f, err := c.src.File(abs)
 	if err != nil && f == nil {
 		return "", &toolError{"source: " + err.Error()}
 	}
-	lines := strings.Split(string(f.src), "\n")
+	lines := strings.Split(string(f.Src), "\n")
 	if len(lines) > 0 && lines[len(lines)-1] == "" {
 		lines = lines[:len(lines)-1]
 	}
@@ -489,7 +490,7 @@ func (c *Conversation) funcSource(name string) (file string, start, end int, err
 	}
 	// Not recorded (never called, or not user code): look through the
 	// files of the recorded functions' packages.
-	want := funcName(name)
+	want := syntax.FuncName(name)
 	recv := ""
 	if i := strings.LastIndexByte(name, '.'); i > 0 {
 		if j := strings.LastIndexByte(name[:i], '.'); j >= 0 || strings.Contains(name[:i], "(") {
@@ -510,11 +511,11 @@ func (c *Conversation) funcSource(name string) (file string, start, end int, err
 		}
 		paths, _ := filepath.Glob(filepath.Join(dir, "*.go"))
 		for _, p := range paths {
-			sf, err := c.src.file(p)
-			if err != nil || sf.ast == nil {
+			sf, err := c.src.File(p)
+			if err != nil || sf.AST == nil {
 				continue
 			}
-			for _, d := range sf.ast.Decls {
+			for _, d := range sf.AST.Decls {
 				fd, ok := d.(*ast.FuncDecl)
 				if !ok || fd.Name.Name != want {
 					continue
@@ -522,7 +523,7 @@ func (c *Conversation) funcSource(name string) (file string, start, end int, err
 				if recv != "" && (fd.Recv == nil || len(fd.Recv.List) == 0 || strings.Trim(exprString(fd.Recv.List[0].Type), "*") != recv) {
 					continue
 				}
-				return p, sf.line(fd.Pos()), sf.line(fd.End()), nil
+				return p, sf.Line(fd.Pos()), sf.Line(fd.End()), nil
 			}
 		}
 	}
@@ -532,18 +533,18 @@ func (c *Conversation) funcSource(name string) (file string, start, end int, err
 // funcSpan returns the lines of the function (declaration or literal)
 // that starts at line declLine of file.
 func (c *Conversation) funcSpan(file string, declLine int) (start, end int, ok bool) {
-	sf, err := c.src.file(file)
-	if err != nil || sf.ast == nil {
+	sf, err := c.src.File(file)
+	if err != nil || sf.AST == nil {
 		return 0, 0, false
 	}
-	ast.Inspect(sf.ast, func(n ast.Node) bool {
+	ast.Inspect(sf.AST, func(n ast.Node) bool {
 		if ok || n == nil {
 			return false
 		}
 		switch n.(type) {
 		case *ast.FuncDecl, *ast.FuncLit:
-			if s := sf.line(n.Pos()); s == declLine {
-				start, end, ok = s, sf.line(n.End()), true
+			if s := sf.Line(n.Pos()); s == declLine {
+				start, end, ok = s, sf.Line(n.End()), true
 				return false
 			}
 		}
