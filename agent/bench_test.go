@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adi-go/adi/agent/report"
 	"github.com/adi-go/adi/engine"
 )
 
@@ -19,7 +20,7 @@ func BenchmarkDiagnose(b *testing.B) {
 	for _, tc := range fixtureCases {
 		b.Run(tc.name, func(b *testing.B) {
 			s, target := open(b, tc.argv...)
-			var d *Diagnosis
+			var d *report.Diagnosis
 			for b.Loop() {
 				fresh := engine.NewSession(s.Recording(), s.Program(), engine.DefaultLimits, 2*time.Minute)
 				var err error
@@ -33,7 +34,7 @@ func BenchmarkDiagnose(b *testing.B) {
 				found = 1
 			}
 			verified := 0.0
-			if d.Verification != nil && d.Verification.Status == Passed {
+			if d.Verification != nil && d.Verification.Status == report.Passed {
 				verified = 1
 			}
 			b.ReportMetric(found, "found")

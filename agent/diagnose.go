@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"github.com/adi-go/adi/agent/report"
+
 	"github.com/adi-go/adi/agent/syntax"
 
 	"context"
@@ -18,7 +20,7 @@ import (
 // rules over the failing tests' frames ranked with spectrum-based fault
 // localisation; then it verifies the best fixes by re-running. It returns
 // ErrPassed when the run did not fail.
-func Diagnose(ctx context.Context, dbg Debugger, opts Options) (*Diagnosis, error) {
+func Diagnose(ctx context.Context, dbg Debugger, opts Options) (*report.Diagnosis, error) {
 	opts = opts.withDefaults()
 	rec := dbg.Recording()
 	if passed(rec) {
@@ -68,7 +70,7 @@ func Diagnose(ctx context.Context, dbg Debugger, opts Options) (*Diagnosis, erro
 		return nil, ctx.Err()
 	}
 
-	var head []Evidence
+	var head []report.Evidence
 	var focus []*trace.Frame
 	if len(roots) > 0 {
 		opts.Log("adi: reading the failed assertions")
@@ -170,25 +172,25 @@ func (d *diagnoser) verifyFindings(ctx context.Context, findings []*finding) {
 			f.tried, f.diff = fx, diff
 			switch {
 			case d.opts.NoVerify:
-				f.verification = &Verification{Status: NotRun, Output: "verification was not asked for"}
+				f.verification = &report.Verification{Status: report.NotRun, Output: "verification was not asked for"}
 			case d.pkg == nil:
-				f.verification = &Verification{Status: NotRun, Output: "verification needs the go test or go run command of the target"}
+				f.verification = &report.Verification{Status: report.NotRun, Output: "verification needs the go test or go run command of the target"}
 			default:
 				budget--
 				d.opts.Log("adi: verifying the fix %s", fx.desc)
 				f.verification = verifyIn(ctx, d.pkg, diff, VerifyOptions{Timeout: d.opts.CommandTimeout, Stdin: d.stdin(), Log: d.opts.Log})
 			}
-			if f.verification.Status == Passed || d.opts.NoVerify || d.pkg == nil {
+			if f.verification.Status == report.Passed || d.opts.NoVerify || d.pkg == nil {
 				break
 			}
 		}
 		if f.verification == nil {
 			continue
 		}
-		if f.verification.Status == Passed {
+		if f.verification.Status == report.Passed {
 			return
 		}
-		f.refuted = f.tried == &f.fixes[len(f.fixes)-1] && f.verification.Status != NotRun
+		f.refuted = f.tried == &f.fixes[len(f.fixes)-1] && f.verification.Status != report.NotRun
 	}
 }
 
@@ -241,7 +243,7 @@ func (d *diagnoser) sbflFinding(ranked []suspect, totalFailed, totalPassed int, 
 		}
 	}
 	f := &finding{method: "sbfl", root: trace.Pos{File: pick.line.file, Line: pick.line.line},
-		strength: strengthSBFL, confidence: Low, score: pick.score}
+		strength: strengthSBFL, confidence: report.Low, score: pick.score}
 	if fr != nil {
 		f.fn, f.fid = fr.FID.Func, fr.FID
 	} else {
@@ -255,7 +257,7 @@ func (d *diagnoser) sbflFinding(ranked []suspect, totalFailed, totalPassed int, 
 		text, d.rel(pick.line.file), pick.line.line, pick.reason(totalFailed, totalPassed))
 	f.explanation = "No rule matched the recording; this statement is ranked first by spectrum-based fault localisation over the package's tests. " +
 		"Statements run by exactly the same tests tie, so look at its neighbours in the candidates too."
-	f.evidence = append(f.evidence, Evidence{FID: f.fid.String(), File: d.rel(pick.line.file), Line: pick.line.line,
+	f.evidence = append(f.evidence, report.Evidence{FID: f.fid.String(), File: d.rel(pick.line.file), Line: pick.line.line,
 		Claim: "ranked first by spectrum-based fault localisation", Value: pick.reason(totalFailed, totalPassed)})
 	return f
 }
@@ -306,28 +308,28 @@ func (d *diagnoser) funcAtLine(l lineKey) string {
 }
 
 // diagnosis builds the answer from the ranked findings.
-func (d *diagnoser) diagnosis(findings []*finding, head []Evidence, ranked []suspect, totalFailed, totalPassed int) *Diagnosis {
+func (d *diagnoser) diagnosis(findings []*finding, head []report.Evidence, ranked []suspect, totalFailed, totalPassed int) *report.Diagnosis {
 	best := findings[0]
 	d.finalize(best)
-	diag := &Diagnosis{
-		RootCause:   Location{File: d.rel(best.root.File), Line: best.root.Line, Func: best.fn, FID: best.fid.String()},
+	diag := &report.Diagnosis{
+		RootCause:   report.Location{File: d.rel(best.root.File), Line: best.root.Line, Func: best.fn, FID: best.fid.String()},
 		Summary:     best.summary,
 		Explanation: best.explanation,
-		Evidence:    append(append([]Evidence{}, head...), best.evidence...),
+		Evidence:    append(append([]report.Evidence{}, head...), best.evidence...),
 		Fix:         best.diff,
 		Confidence:  best.confidence,
 		Method:      best.method,
 		Source:      "offline",
-		Candidates:  []Candidate{},
+		Candidates:  []report.Candidate{},
 	}
 	if best.verification != nil {
 		diag.Verification = best.verification
-		if best.verification.Status == Passed {
-			diag.Confidence = High
+		if best.verification.Status == report.Passed {
+			diag.Confidence = report.High
 		}
 	}
 	if len(diag.Evidence) == 0 {
-		diag.Evidence = []Evidence{}
+		diag.Evidence = []report.Evidence{}
 	}
 	seen := map[lineKey]bool{{best.root.File, best.root.Line}: true}
 	for _, f := range findings[1:] {
@@ -336,7 +338,7 @@ func (d *diagnoser) diagnosis(findings []*finding, head []Evidence, ranked []sus
 			continue
 		}
 		seen[k] = true
-		diag.Candidates = append(diag.Candidates, Candidate{File: d.rel(f.root.File), Line: f.root.Line, Func: f.fn,
+		diag.Candidates = append(diag.Candidates, report.Candidate{File: d.rel(f.root.File), Line: f.root.Line, Func: f.fn,
 			Score: round2(f.score), Reason: f.method + ": " + f.summary})
 	}
 	for _, s := range ranked {
@@ -347,7 +349,7 @@ func (d *diagnoser) diagnosis(findings []*finding, head []Evidence, ranked []sus
 			continue
 		}
 		seen[s.line] = true
-		diag.Candidates = append(diag.Candidates, Candidate{File: d.rel(s.line.file), Line: s.line.line,
+		diag.Candidates = append(diag.Candidates, report.Candidate{File: d.rel(s.line.file), Line: s.line.line,
 			Func: d.funcAtLine(s.line), Score: round2(s.score), Reason: s.reason(totalFailed, totalPassed)})
 	}
 	diag.Partial = strings.Join(d.notes, "; ")
@@ -356,7 +358,7 @@ func (d *diagnoser) diagnosis(findings []*finding, head []Evidence, ranked []sus
 
 // finalize rewrites a finding's summary once its fix is verified.
 func (d *diagnoser) finalize(f *finding) {
-	if f.verification == nil || f.verification.Status != Passed || f.tried == nil {
+	if f.verification == nil || f.verification.Status != report.Passed || f.tried == nil {
 		return
 	}
 	if f.method == "boundary" {
@@ -368,10 +370,10 @@ func (d *diagnoser) finalize(f *finding) {
 
 // nothingFound is the answer when no rule matched and there is no
 // spectrum: the failure itself, with low confidence.
-func (d *diagnoser) nothingFound(head []Evidence) *Diagnosis {
-	diag := &Diagnosis{Confidence: Low, Method: "none", Source: "offline", Evidence: head, Candidates: []Candidate{}}
+func (d *diagnoser) nothingFound(head []report.Evidence) *report.Diagnosis {
+	diag := &report.Diagnosis{Confidence: report.Low, Method: "none", Source: "offline", Evidence: head, Candidates: []report.Candidate{}}
 	if diag.Evidence == nil {
-		diag.Evidence = []Evidence{}
+		diag.Evidence = []report.Evidence{}
 	}
 	o := d.rec.Outcome
 	switch {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/adi-go/adi/agent/report"
 	"github.com/adi-go/adi/agent/syntax"
 	"github.com/adi-go/adi/engine/trace"
 )
@@ -27,21 +28,21 @@ type fixtureCase struct {
 	required bool
 	// fix is the verification status the proposed fix must reach ("": no
 	// fix is proposed).
-	fix Status
+	fix report.Status
 }
 
 // fixtureCases are the buggy fixtures of testdata/README.md.
 var fixtureCases = []fixtureCase{
-	{"nilmap", []string{"go", "run", "./testdata/nilmap"}, "testdata/nilmap/main.go", 18, "NewRegistry", true, Passed},
+	{"nilmap", []string{"go", "run", "./testdata/nilmap"}, "testdata/nilmap/main.go", 18, "NewRegistry", true, report.Passed},
 	{"nilptr", []string{"go", "test", "./testdata/nilptr"}, "testdata/nilptr/nilptr.go", 40, "Greeting", true, ""},
-	{"index", []string{"go", "run", "./testdata/index"}, "testdata/index/main.go", 17, "pageCount", true, Passed},
-	{"offbyone", []string{"go", "test", "./testdata/offbyone"}, "testdata/offbyone/offbyone.go", 21, "SumFirst", true, Passed},
-	{"search", []string{"go", "test", "./testdata/search"}, "testdata/search/search.go", 24, "Index", true, Passed},
+	{"index", []string{"go", "run", "./testdata/index"}, "testdata/index/main.go", 17, "pageCount", true, report.Passed},
+	{"offbyone", []string{"go", "test", "./testdata/offbyone"}, "testdata/offbyone/offbyone.go", 21, "SumFirst", true, report.Passed},
+	{"search", []string{"go", "test", "./testdata/search"}, "testdata/search/search.go", 24, "Index", true, report.Passed},
 	{"droppederr", []string{"go", "test", "./testdata/droppederr"}, "testdata/droppederr/droppederr.go", 19, "parseLine", true, ""},
-	{"deferrecover", []string{"go", "test", "./testdata/deferrecover"}, "testdata/deferrecover/deferrecover.go", 21, "stats", true, Passed},
-	{"tabletest", []string{"go", "test", "./testdata/tabletest", "-run", "TestFormatSize"}, "testdata/tabletest/tabletest.go", 13, "scale", true, Passed},
-	{"recursion", []string{"go", "test", "./testdata/recursion", "-run", "TestFib10"}, "testdata/recursion/recursion.go", 7, "Fib", true, Passed},
-	{"methods", []string{"go", "test", "./testdata/methods"}, "testdata/methods/methods.go", 13, "Inc", true, Passed},
+	{"deferrecover", []string{"go", "test", "./testdata/deferrecover"}, "testdata/deferrecover/deferrecover.go", 21, "stats", true, report.Passed},
+	{"tabletest", []string{"go", "test", "./testdata/tabletest", "-run", "TestFormatSize"}, "testdata/tabletest/tabletest.go", 13, "scale", true, report.Passed},
+	{"recursion", []string{"go", "test", "./testdata/recursion", "-run", "TestFib10"}, "testdata/recursion/recursion.go", 7, "Fib", true, report.Passed},
+	{"methods", []string{"go", "test", "./testdata/methods"}, "testdata/methods/methods.go", 13, "Inc", true, report.Passed},
 	{"closure", []string{"go", "run", "./testdata/closure"}, "testdata/closure/main.go", 18, "formatters", false, ""},
 	{"generics", []string{"go", "test", "./testdata/generics"}, "testdata/generics/generics.go", 22, "Pop", false, ""},
 	{"pipeline", []string{"go", "run", "./testdata/pipeline"}, "testdata/pipeline/main.go", 37, "fanOut", false, ""},
@@ -74,7 +75,7 @@ func TestDiagnoseFixtures(t *testing.T) {
 			case tc.required && !found && !inEvidence:
 				t.Errorf("root cause %s:%d in %s; want %s:%d in %s (or that function with the line in the evidence)",
 					d.RootCause.File, d.RootCause.Line, d.RootCause.Func, tc.file, tc.line, tc.fn)
-			case !found && d.Confidence == High:
+			case !found && d.Confidence == report.High:
 				t.Errorf("confidently wrong: root cause %s:%d with confidence high; the bug is at %s:%d", d.RootCause.File, d.RootCause.Line, tc.file, tc.line)
 			}
 			if !tc.required {
@@ -95,7 +96,7 @@ func TestDiagnoseFixtures(t *testing.T) {
 			if !strings.Contains(d.Fix, "--- a/"+tc.file+"\n+++ b/"+tc.file+"\n") {
 				t.Errorf("the fix does not change %s relative to the module root:\n%s", tc.file, d.Fix)
 			}
-			if d.Confidence != High {
+			if d.Confidence != report.High {
 				t.Errorf("confidence %s with a verified fix, want high", d.Confidence)
 			}
 		})
@@ -105,7 +106,7 @@ func TestDiagnoseFixtures(t *testing.T) {
 // checkWellFormed checks what every diagnosis must hold: a summary, an
 // explanation, evidence from recorded frames, no model usage offline, and
 // a JSON form with the documented keys.
-func checkWellFormed(t *testing.T, lookup func(fid trace.FID) (*trace.Frame, bool), d *Diagnosis) {
+func checkWellFormed(t *testing.T, lookup func(fid trace.FID) (*trace.Frame, bool), d *report.Diagnosis) {
 	t.Helper()
 	if d.Summary == "" || d.Explanation == "" || d.Method == "" || d.Source != "offline" {
 		t.Errorf("incomplete diagnosis: summary %q, explanation %q, method %q, source %q", d.Summary, d.Explanation, d.Method, d.Source)
@@ -145,7 +146,7 @@ func checkWellFormed(t *testing.T, lookup func(fid trace.FID) (*trace.Frame, boo
 }
 
 // hasEvidenceAt reports whether some evidence is at file:line.
-func hasEvidenceAt(d *Diagnosis, file string, line int) bool {
+func hasEvidenceAt(d *report.Diagnosis, file string, line int) bool {
 	for _, e := range d.Evidence {
 		if e.File == file && e.Line == line {
 			return true
@@ -175,7 +176,7 @@ func TestDiagnoseNoVerify(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Fix == "" || d.Verification == nil || d.Verification.Status != NotRun {
+	if d.Fix == "" || d.Verification == nil || d.Verification.Status != report.NotRun {
 		t.Errorf("with NoVerify: fix %q, verification %+v; want a fix that was not run", d.Fix, d.Verification)
 	}
 	d, err = Diagnose(context.Background(), s, Options{})
@@ -185,7 +186,7 @@ func TestDiagnoseNoVerify(t *testing.T) {
 	if d.RootCause.Line != 18 || !strings.Contains(d.Partial, "no target command line") {
 		t.Errorf("without a target: root cause %+v, partial %q", d.RootCause, d.Partial)
 	}
-	if d.Verification == nil || d.Verification.Status != NotRun {
+	if d.Verification == nil || d.Verification.Status != report.NotRun {
 		t.Errorf("without a target the fix cannot be verified: %+v", d.Verification)
 	}
 	fmt.Fprint(testWriter{t}, d.Text())

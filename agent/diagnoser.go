@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"github.com/adi-go/adi/agent/report"
 	"github.com/adi-go/adi/agent/syntax"
 
 	"context"
@@ -121,8 +122,8 @@ func (d *diagnoser) frame(fid trace.FID) *trace.Frame {
 }
 
 // evidence builds an Evidence entry at a step of frame f.
-func (d *diagnoser) evidence(f *trace.Frame, pos trace.Pos, claim, value string) Evidence {
-	e := Evidence{File: d.rel(pos.File), Line: pos.Line, Claim: claim, Value: short(value)}
+func (d *diagnoser) evidence(f *trace.Frame, pos trace.Pos, claim, value string) report.Evidence {
+	e := report.Evidence{File: d.rel(pos.File), Line: pos.Line, Claim: claim, Value: short(value)}
 	if f != nil {
 		e.FID = f.FID.String()
 	}

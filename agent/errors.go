@@ -3,6 +3,8 @@ package agent
 import (
 	"errors"
 	"fmt"
+
+	"github.com/adi-go/adi/agent/report"
 )
 
 // ErrPassed is returned by Diagnose when the recorded run did not fail:
@@ -35,12 +37,12 @@ func (e *PatchError) Error() string {
 // NotVerifiedError is returned by Apply for a fix whose verification did
 // not pass: adi writes only fixes that passed.
 type NotVerifiedError struct {
-	Status Status
+	Status report.Status
 }
 
 // Error says why the fix was not applied.
 func (e *NotVerifiedError) Error() string {
-	if e.Status == "" || e.Status == NotRun {
+	if e.Status == "" || e.Status == report.NotRun {
 		return "the fix was not verified; adi applies only fixes that passed verification"
 	}
 	return fmt.Sprintf("the fix's verification %s; adi applies only fixes that passed", statusPhrase(e.Status))
@@ -59,15 +61,15 @@ func (e *TargetError) Error() string {
 }
 
 // statusPhrase says a verification status in words.
-func statusPhrase(s Status) string {
+func statusPhrase(s report.Status) string {
 	switch s {
-	case Passed:
+	case report.Passed:
 		return "passed"
-	case Failed:
+	case report.Failed:
 		return "failed"
-	case DoesNotApply:
+	case report.DoesNotApply:
 		return "found that the diff does not apply"
-	case DoesNotBuild:
+	case report.DoesNotBuild:
 		return "found that the fixed code does not build"
 	}
 	return "was not run"

@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"github.com/adi-go/adi/agent/report"
+
 	"context"
 	"fmt"
 	"path/filepath"
@@ -32,7 +34,7 @@ type evidenceChecker struct {
 // appear among the frame's recorded arguments, results and changes, or in
 // a tool result the model saw. It normalises what it can (full frame ids,
 // module-relative paths) and returns the claims it could not support.
-func (c *Conversation) checkEvidence(ctx context.Context, d *Diagnosis) []string {
+func (c *Conversation) checkEvidence(ctx context.Context, d *report.Diagnosis) []string {
 	ec := &evidenceChecker{c: c, ctx: ctx, corpus: strings.Join(c.seen, "\n")}
 	rc := &d.RootCause
 	rc.File = c.relPath(rc.File)

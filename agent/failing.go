@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"github.com/adi-go/adi/agent/report"
+
 	"github.com/adi-go/adi/agent/syntax"
 
 	"context"
@@ -241,13 +243,13 @@ func (d *diagnoser) moduleCallees(flt *trace.FLT, from, to int) []*trace.Frame {
 
 // failureEvidence describes a failed assertion: the condition, the values
 // it compared and the frames they came from.
-func (d *diagnoser) failureEvidence(fl failure) []Evidence {
+func (d *diagnoser) failureEvidence(fl failure) []report.Evidence {
 	st := d.states[fl.test.FID]
 	if st == nil {
 		return nil
 	}
 	step := st.flt.Steps[fl.step]
-	var out []Evidence
+	var out []report.Evidence
 	if fl.ifStep >= 0 && fl.cond != "" {
 		vars := st.afterStep(fl.ifStep)
 		var vals []string

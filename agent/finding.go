@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"github.com/adi-go/adi/agent/report"
+
 	"cmp"
 	"slices"
 
@@ -17,14 +19,14 @@ type finding struct {
 	fid    trace.FID
 
 	summary, explanation string
-	evidence             []Evidence
+	evidence             []report.Evidence
 	// fixes are alternatives, the most likely first.
 	fixes []fix
 
 	// strength says how directly the rule's evidence shows the bug (see
 	// the strength constants); score is the SBFL suspiciousness of root.
 	strength   int
-	confidence Confidence
+	confidence report.Confidence
 	score      float64
 
 	// detail is the rule's account of its evidence, kept for the
@@ -36,7 +38,7 @@ type finding struct {
 	tried        *fix
 	refuted      bool
 	diff         string
-	verification *Verification
+	verification *report.Verification
 }
 
 // fix is one proposed change: edits to one or more files.
@@ -79,9 +81,9 @@ func (f *finding) effective() int {
 	s := f.strength
 	if f.verification != nil {
 		switch f.verification.Status {
-		case Passed:
+		case report.Passed:
 			s += strengthVerified
-		case Failed, DoesNotBuild, DoesNotApply:
+		case report.Failed, report.DoesNotBuild, report.DoesNotApply:
 			if len(f.fixes) > 0 && f.strength <= strengthBoundary {
 				s -= 5
 			}

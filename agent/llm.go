@@ -32,6 +32,8 @@
 package agent
 
 import (
+	"github.com/adi-go/adi/agent/report"
+
 	"github.com/adi-go/adi/agent/syntax"
 
 	"context"
@@ -62,7 +64,7 @@ type Conversation struct {
 	// directory that source and diffs are relative to.
 	pkg              *pkgInfo
 	root, modulePath string
-	hints            *Diagnosis
+	hints            *report.Diagnosis
 
 	// askMu serialises Ask (it owns messages and seen); mu guards last,
 	// answer and total, which the accessors read during an Ask.
@@ -73,21 +75,21 @@ type Conversation struct {
 	// tool result (for the evidence check).
 	seen   []string
 	first  string
-	last   *Diagnosis
+	last   *report.Diagnosis
 	answer string
-	total  Usage
+	total  report.Usage
 }
 
 // Converse starts a conversation about the failing run recorded in dbg and
 // asks the model for its diagnosis (Ask with no question). The conversation
 // is returned whenever it could be set up, even with an Ask error, so that
 // a caller can fall back to its Hints; its Diagnosis is the answer.
-func Converse(ctx context.Context, dbg Debugger, cfg LLMConfig, opts Options, emit Emit) (*Conversation, error) {
+func Converse(ctx context.Context, dbg Debugger, cfg LLMConfig, opts Options, emit report.Emit) (*Conversation, error) {
 	c, err := NewConversation(ctx, dbg, cfg, opts)
 	if err != nil {
 		if emit != nil {
 			red, _ := newRedactor(nil, true, cfg.APIKey)
-			emit(Event{Kind: EventError, Text: red.scrub(err.Error())})
+			emit(report.Event{Kind: report.EventError, Text: red.scrub(err.Error())})
 		}
 		return nil, err
 	}
@@ -177,7 +179,7 @@ func findModuleRoot(dbg Debugger) string {
 }
 
 // Diagnosis returns the current diagnosis (nil before the first answer).
-func (c *Conversation) Diagnosis() *Diagnosis {
+func (c *Conversation) Diagnosis() *report.Diagnosis {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.last
@@ -199,7 +201,7 @@ func (c *Conversation) setAnswer(s string) {
 }
 
 // Usage returns what the whole conversation has cost so far.
-func (c *Conversation) Usage() Usage {
+func (c *Conversation) Usage() report.Usage {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.total
@@ -207,7 +209,7 @@ func (c *Conversation) Usage() Usage {
 
 // Hints returns the offline diagnosis the first message was seeded with
 // (nil when the offline diagnoser failed).
-func (c *Conversation) Hints() *Diagnosis { return c.hints }
+func (c *Conversation) Hints() *report.Diagnosis { return c.hints }
 
 // FirstMessage returns the failure context sent as the first user
 // message, as sent (redacted).
@@ -223,9 +225,9 @@ func (c *Conversation) FirstMessageTokens() int {
 // ask is the state of one Ask.
 type ask struct {
 	ctx, lctx context.Context // lctx carries the time budget
-	emit      Emit
-	use       Usage
-	final     *Diagnosis
+	emit      report.Emit
+	use       report.Usage
+	final     *report.Diagnosis
 	done      bool
 	fixTries  int
 }
@@ -234,7 +236,7 @@ type ask struct {
 // first call: diagnose the failure) and returns the resulting diagnosis.
 // Follow-ups see the whole history. See the top of this file for what is
 // emitted and returned.
-func (c *Conversation) Ask(ctx context.Context, question string, emit Emit) (*Diagnosis, error) {
+func (c *Conversation) Ask(ctx context.Context, question string, emit report.Emit) (*report.Diagnosis, error) {
 	c.askMu.Lock()
 	defer c.askMu.Unlock()
 	a := &ask{ctx: ctx, emit: c.safeEmit(emit)}
@@ -273,8 +275,8 @@ func (c *Conversation) Ask(ctx context.Context, question string, emit Emit) (*Di
 		}
 		req := openai.ChatCompletionRequest{Model: c.cfg.Model, Messages: c.messages, Tools: c.tools}
 		rep, err := c.client.complete(lctx, req,
-			func(s string) { a.emit(Event{Kind: EventText, Text: s}) },
-			func(s string) { a.emit(Event{Kind: EventText, Text: "\n[adi: " + s + "]\n"}) })
+			func(s string) { a.emit(report.Event{Kind: report.EventText, Text: s}) },
+			func(s string) { a.emit(report.Event{Kind: report.EventText, Text: "\n[adi: " + s + "]\n"}) })
 		if err != nil {
 			if ctx.Err() == nil && lctx.Err() != nil {
 				stop = fmt.Sprintf("the time budget of %s was used up", c.cfg.Timeout)
@@ -326,11 +328,11 @@ func (c *Conversation) Ask(ctx context.Context, question string, emit Emit) (*Di
 		return nil, c.fail(a, ctx.Err())
 	}
 
-	var d *Diagnosis
+	var d *report.Diagnosis
 	switch {
 	case a.final != nil:
 		d = a.final
-		if stop != "" && d.Verification != nil && d.Verification.Status != Passed && d.Verification.Status != NotRun {
+		if stop != "" && d.Verification != nil && d.Verification.Status != report.Passed && d.Verification.Status != report.NotRun {
 			d.Partial = joinNotes(d.Partial, stop+" before the model corrected its fix")
 		}
 	case initial:
@@ -342,7 +344,7 @@ func (c *Conversation) Ask(ctx context.Context, question string, emit Emit) (*Di
 	default:
 		d = c.Diagnosis()
 		if stop != "" {
-			a.emit(Event{Kind: EventText, Text: "\n[adi: the answer stopped: " + stop + "]\n"})
+			a.emit(report.Event{Kind: report.EventText, Text: "\n[adi: the answer stopped: " + stop + "]\n"})
 			c.setAnswer(joinNotes(c.Answer(), "(stopped: "+stop+")"))
 		}
 	}
@@ -351,10 +353,10 @@ func (c *Conversation) Ask(ctx context.Context, question string, emit Emit) (*Di
 		c.mu.Lock()
 		c.last = d
 		c.mu.Unlock()
-		a.emit(Event{Kind: EventDiagnosis, Diagnosis: d})
+		a.emit(report.Event{Kind: report.EventDiagnosis, Diagnosis: d})
 	}
 	u := a.use
-	a.emit(Event{Kind: EventUsage, Usage: &u})
+	a.emit(report.Event{Kind: report.EventUsage, Usage: &u})
 	return d, nil
 }
 
@@ -362,12 +364,12 @@ func (c *Conversation) Ask(ctx context.Context, question string, emit Emit) (*Di
 // The error is scrubbed of the key.
 func (c *Conversation) fail(a *ask, err error) error {
 	u := a.use
-	a.emit(Event{Kind: EventUsage, Usage: &u})
+	a.emit(report.Event{Kind: report.EventUsage, Usage: &u})
 	msg := err.Error()
 	if errors.Is(err, context.Canceled) {
 		msg = "cancelled"
 	}
-	a.emit(Event{Kind: EventError, Text: c.red.scrub(msg)})
+	a.emit(report.Event{Kind: report.EventError, Text: c.red.scrub(msg)})
 	var le *LLMError
 	if errors.As(err, &le) {
 		le.Message = c.red.scrub(le.Message)
@@ -377,11 +379,11 @@ func (c *Conversation) fail(a *ask, err error) error {
 
 // partial is the answer when the model gave none: the offline diagnosis,
 // marked partial with the reason.
-func (c *Conversation) partial(reason string) *Diagnosis {
+func (c *Conversation) partial(reason string) *report.Diagnosis {
 	note := reason + "; this is the offline diagnosis"
 	if c.hints == nil {
-		return &Diagnosis{Summary: "the model stopped before giving a diagnosis, and the offline diagnoser found none",
-			Confidence: Low, Method: "none", Source: "llm", Evidence: []Evidence{}, Candidates: []Candidate{}, Partial: reason}
+		return &report.Diagnosis{Summary: "the model stopped before giving a diagnosis, and the offline diagnoser found none",
+			Confidence: report.Low, Method: "none", Source: "llm", Evidence: []report.Evidence{}, Candidates: []report.Candidate{}, Partial: reason}
 	}
 	d := *c.hints
 	d.Partial = joinNotes(note, c.hints.Partial)
@@ -400,8 +402,8 @@ func joinNotes(a, b string) string {
 }
 
 // safeEmit wraps emit: nil discards, and no text leaves with the key in it.
-func (c *Conversation) safeEmit(emit Emit) Emit {
-	return func(e Event) {
+func (c *Conversation) safeEmit(emit report.Emit) report.Emit {
+	return func(e report.Event) {
 		if emit == nil {
 			return
 		}
@@ -431,7 +433,7 @@ func (c *Conversation) runTool(a *ask, call openai.ToolCall) string {
 	show := func(label string) {
 		if !shown {
 			shown = true
-			a.emit(Event{Kind: EventToolCall, Tool: name, ID: call.ID, Args: raw, Text: label})
+			a.emit(report.Event{Kind: report.EventToolCall, Tool: name, ID: call.ID, Args: raw, Text: label})
 		}
 	}
 	var result string
@@ -476,7 +478,7 @@ func (c *Conversation) runTool(a *ask, call openai.ToolCall) string {
 	}
 	result = capResult(c.red.redact(result), c.cfg.MaxToolResult)
 	c.seen = append(c.seen, result)
-	a.emit(Event{Kind: EventToolResult, Tool: name, ID: call.ID, Result: result, Text: summarize(result)})
+	a.emit(report.Event{Kind: report.EventToolResult, Tool: name, ID: call.ID, Result: result, Text: summarize(result)})
 	return result
 }
 
@@ -525,24 +527,24 @@ func (c *Conversation) finish(a *ask, args string) (string, error) {
 	if len(missing) > 0 {
 		return "", badArgs("finish", "missing %s; call finish again with them", strings.Join(missing, ", "))
 	}
-	conf := Confidence(strings.ToLower(strings.TrimSpace(fa.Confidence)))
-	if conf != High && conf != Medium && conf != Low {
-		conf = Medium
+	conf := report.Confidence(strings.ToLower(strings.TrimSpace(fa.Confidence)))
+	if conf != report.High && conf != report.Medium && conf != report.Low {
+		conf = report.Medium
 	}
 	s := c.red.scrub
-	d := &Diagnosis{
-		RootCause:   Location{File: s(fa.RootCause.File), Line: int(fa.RootCause.Line), Func: s(fa.RootCause.Func), FID: s(fa.RootCause.FID)},
+	d := &report.Diagnosis{
+		RootCause:   report.Location{File: s(fa.RootCause.File), Line: int(fa.RootCause.Line), Func: s(fa.RootCause.Func), FID: s(fa.RootCause.FID)},
 		Summary:     s(fa.Summary),
 		Explanation: s(fa.Explanation),
-		Evidence:    []Evidence{},
+		Evidence:    []report.Evidence{},
 		Fix:         normalizeDiff(s(fa.Fix)),
 		Confidence:  conf,
 		Method:      "llm",
 		Source:      "llm",
-		Candidates:  []Candidate{},
+		Candidates:  []report.Candidate{},
 	}
 	for _, e := range fa.Evidence {
-		d.Evidence = append(d.Evidence, Evidence{FID: s(e.FID), File: s(e.File), Line: int(e.Line), Claim: s(e.Claim), Value: s(e.Value)})
+		d.Evidence = append(d.Evidence, report.Evidence{FID: s(e.FID), File: s(e.File), Line: int(e.Line), Claim: s(e.Claim), Value: s(e.Value)})
 	}
 	if c.hints != nil {
 		d.Candidates = c.hints.Candidates
@@ -554,8 +556,8 @@ func (c *Conversation) finish(a *ask, args string) (string, error) {
 	if len(d.Unsupported) > 0 {
 		head += fmt.Sprintf("; %d claims are not supported by the recording", len(d.Unsupported))
 		b.WriteString("\nThese claims are not supported by the recording:\n- " + strings.Join(d.Unsupported, "\n- "))
-		if d.Confidence == High {
-			d.Confidence = Medium
+		if d.Confidence == report.High {
+			d.Confidence = report.Medium
 		}
 	}
 	a.fixTries++
@@ -564,11 +566,11 @@ func (c *Conversation) finish(a *ask, args string) (string, error) {
 		head += "; no fix was given"
 		a.done = true
 	case c.opts.NoVerify:
-		d.Verification = &Verification{Status: NotRun, Output: "verification was not asked for"}
+		d.Verification = &report.Verification{Status: report.NotRun, Output: "verification was not asked for"}
 		head += "; the fix was not verified (not asked for)"
 		a.done = true
 	case c.pkg == nil:
-		d.Verification = &Verification{Status: NotRun, Output: "verification needs the go test or go run command of the target"}
+		d.Verification = &report.Verification{Status: report.NotRun, Output: "verification needs the go test or go run command of the target"}
 		head += "; the fix could not be verified (no go test or go run command)"
 		a.done = true
 	default:
@@ -577,19 +579,19 @@ func (c *Conversation) finish(a *ask, args string) (string, error) {
 		v := d.Verification
 		head += fmt.Sprintf("; verification of the fix: %s", v.Status)
 		switch {
-		case v.Status == Passed:
+		case v.Status == report.Passed:
 			if len(d.Unsupported) == 0 {
-				d.Confidence = High
+				d.Confidence = report.High
 			}
 			a.done = true
-		case v.Status == NotRun || a.fixTries >= c.cfg.MaxFixAttempts:
-			if d.Confidence == High {
-				d.Confidence = Medium
+		case v.Status == report.NotRun || a.fixTries >= c.cfg.MaxFixAttempts:
+			if d.Confidence == report.High {
+				d.Confidence = report.Medium
 			}
 			a.done = true
 		default:
-			if d.Confidence == High {
-				d.Confidence = Medium
+			if d.Confidence == report.High {
+				d.Confidence = report.Medium
 			}
 			fmt.Fprintf(&b, "\n%s\nCorrect the fix (or the diagnosis) and call finish again (attempt %d of %d).",
 				tail(v.Output, 25, 3000), a.fixTries+1, c.cfg.MaxFixAttempts)

@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"github.com/adi-go/adi/agent/report"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -27,12 +29,12 @@ var nilmapArgv = []string{"go", "run", "./testdata/nilmap"}
 type llmFixture struct {
 	s      *engine.Session
 	target Target
-	hints  *Diagnosis
+	hints  *report.Diagnosis
 }
 
 // session returns a fresh session on the shared recording, its target and
 // the hints.
-func (fx *llmFixture) session() (*engine.Session, Target, *Diagnosis) {
+func (fx *llmFixture) session() (*engine.Session, Target, *report.Diagnosis) {
 	return engine.NewSession(fx.s.Recording(), fx.s.Program(), engine.DefaultLimits, 2*time.Minute), fx.target, fx.hints
 }
 
@@ -74,10 +76,10 @@ func TestLLM(t *testing.T) {
 type recorder struct {
 	t      *testing.T
 	mu     sync.Mutex
-	events []Event
+	events []report.Event
 }
 
-func (r *recorder) emit(e Event) {
+func (r *recorder) emit(e report.Event) {
 	if _, err := json.Marshal(e); err != nil {
 		r.t.Errorf("event %+v does not encode as JSON: %v", e, err)
 	}
@@ -113,10 +115,10 @@ func (r *recorder) json() string {
 }
 
 // of returns the events of one kind.
-func (r *recorder) of(k EventKind) []Event {
+func (r *recorder) of(k report.EventKind) []report.Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var out []Event
+	var out []report.Event
 	for _, e := range r.events {
 		if e.Kind == k {
 			out = append(out, e)
@@ -126,7 +128,7 @@ func (r *recorder) of(k EventKind) []Event {
 }
 
 // llmConfig is the configuration of a test against a fake server.
-func llmConfig(srv *llmtest.Server, hints *Diagnosis) LLMConfig {
+func llmConfig(srv *llmtest.Server, hints *report.Diagnosis) LLMConfig {
 	return LLMConfig{Model: "fake-model", BaseURL: srv.BaseURL, APIKey: testKey, Hints: hints,
 		RetryDelay: time.Millisecond}
 }
@@ -233,13 +235,13 @@ func testLLMDiagnosis(t *testing.T, fx *llmFixture) {
 		d.RootCause.FID != "main.NewRegistry#1" || d.RootCause.Func != "main.NewRegistry" {
 		t.Errorf("root cause %+v, source %s", d.RootCause, d.Source)
 	}
-	if d.Verification == nil || d.Verification.Status != Passed {
+	if d.Verification == nil || d.Verification.Status != report.Passed {
 		t.Errorf("verification %+v, want passed", d.Verification)
 	}
 	if len(d.Unsupported) != 0 {
 		t.Errorf("unsupported claims: %q", d.Unsupported)
 	}
-	if d.Confidence != High || d.Partial != "" {
+	if d.Confidence != report.High || d.Partial != "" {
 		t.Errorf("confidence %s, partial %q", d.Confidence, d.Partial)
 	}
 	if d.Rounds != 4 || d.PromptTokens != 400 || d.CompletionTokens != 80 {
@@ -254,11 +256,11 @@ func testLLMDiagnosis(t *testing.T, fx *llmFixture) {
 	if got := rec.kinds(); strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("events\n%v\nwant\n%v", got, want)
 	}
-	calls := rec.of(EventToolCall)
+	calls := rec.of(report.EventToolCall)
 	if len(calls) > 2 && calls[2].Text != "execute main.(*Registry).Add#1 24 1 r.ports == nil" {
 		t.Errorf("the execute call is shown as %q", calls[2].Text)
 	}
-	if u := rec.of(EventUsage); len(u) != 1 || u[0].Usage.Rounds != 4 {
+	if u := rec.of(report.EventUsage); len(u) != 1 || u[0].Usage.Rounds != 4 {
 		t.Errorf("usage events %+v", u)
 	}
 	if strings.Contains(rec.json()+logs.String()+d.Text(), testKey) {
@@ -341,17 +343,17 @@ func testLLMBadToolCalls(t *testing.T, fx *llmFixture) {
 	// Every call is shown, with its command line when it has one; the
 	// malformed arguments are still valid JSON in the event.
 	var shown []string
-	for _, e := range rec.of(EventToolCall) {
+	for _, e := range rec.of(report.EventToolCall) {
 		shown = append(shown, e.Text)
 	}
 	want := "frame|step_into|frames|rm_rf|execute|execute main.(*Registry).Add#1 24 1 len(r.order)|source NewRegistry|source testdata/nilmap/main.go:22-25|source ../../../etc/passwd|source main.nothing|finish"
 	if strings.Join(shown, "|") != want {
 		t.Errorf("tool calls shown as\n%s\nwant\n%s", strings.Join(shown, "|"), want)
 	}
-	if c := rec.of(EventToolCall)[0]; string(c.Args) != `"{\"fid\": \"main.NewRegistry#1\""` {
+	if c := rec.of(report.EventToolCall)[0]; string(c.Args) != `"{\"fid\": \"main.NewRegistry#1\""` {
 		t.Errorf("malformed args event: %s", c.Args)
 	}
-	if n, m := len(rec.of(EventToolCall)), len(rec.of(EventToolResult)); n != m {
+	if n, m := len(rec.of(report.EventToolCall)), len(rec.of(report.EventToolResult)); n != m {
 		t.Errorf("%d tool calls but %d results", n, m)
 	}
 }
@@ -392,7 +394,7 @@ func testLLMNeverFinishes(t *testing.T, fx *llmFixture) {
 	if d.RootCause != hints.RootCause || d.Rounds != 3 {
 		t.Errorf("root cause %+v, rounds %d", d.RootCause, d.Rounds)
 	}
-	if len(rec.of(EventDiagnosis)) != 1 || rec.kinds()[len(rec.kinds())-1] != "usage" {
+	if len(rec.of(report.EventDiagnosis)) != 1 || rec.kinds()[len(rec.kinds())-1] != "usage" {
 		t.Errorf("events %v", rec.kinds())
 	}
 }
@@ -527,7 +529,7 @@ func testLLMDroppedStream(t *testing.T, fx *llmFixture) {
 	if !strings.Contains(rec.json(), "cut off") {
 		t.Errorf("the drop was not told")
 	}
-	if n := len(rec.of(EventToolCall)); n != 2 {
+	if n := len(rec.of(report.EventToolCall)); n != 2 {
 		t.Errorf("%d tool calls, want 2 (none from the cut answer)", n)
 	}
 }
@@ -576,7 +578,7 @@ func testLLMTimeBudget(t *testing.T, fx *llmFixture) {
 	if !strings.Contains(d.Partial, "the time budget of 500ms was used up") || d.Source != "offline" || d.Rounds != 1 {
 		t.Errorf("partial %q, source %s, rounds %d", d.Partial, d.Source, d.Rounds)
 	}
-	if len(rec.of(EventError)) != 0 {
+	if len(rec.of(report.EventError)) != 0 {
 		t.Errorf("a budget stop is no error: %v", rec.kinds())
 	}
 }
@@ -742,14 +744,14 @@ func testLLMFollowUp(t *testing.T, fx *llmFixture) {
 	if d2 != d1 || !strings.HasPrefix(conv.Answer(), "Making it in Add would work too") {
 		t.Errorf("a prose answer changed the diagnosis, or the answer is %q", conv.Answer())
 	}
-	if len(rec.of(EventDiagnosis)) != 0 || len(rec.of(EventUsage)) != 1 {
+	if len(rec.of(report.EventDiagnosis)) != 0 || len(rec.of(report.EventUsage)) != 1 {
 		t.Errorf("events of a prose answer: %v", rec.kinds())
 	}
 	d3, err := conv.Ask(context.Background(), "Give the fix then.", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d3 == d1 || d3.Fix == "" || d3.Verification == nil || d3.Verification.Status != NotRun {
+	if d3 == d1 || d3.Fix == "" || d3.Verification == nil || d3.Verification.Status != report.NotRun {
 		t.Errorf("the new finish gave %+v", d3)
 	}
 	if u := conv.Usage(); u.Rounds != 4 {
@@ -781,7 +783,7 @@ func testLLMEvidenceCheck(t *testing.T, fx *llmFixture) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res := rec.of(EventToolResult); len(res) != 1 || !strings.Contains(res[0].Result, "These claims are not supported by the recording") {
+	if res := rec.of(report.EventToolResult); len(res) != 1 || !strings.Contains(res[0].Result, "These claims are not supported by the recording") {
 		t.Errorf("the model was not told: %+v", res)
 	}
 	d := conv.Diagnosis()
@@ -794,7 +796,7 @@ func testLLMEvidenceCheck(t *testing.T, fx *llmFixture) {
 	if strings.Join(d.Unsupported, "\n") != strings.Join(want, "\n") {
 		t.Errorf("unsupported:\n%s\nwant:\n%s", strings.Join(d.Unsupported, "\n"), strings.Join(want, "\n"))
 	}
-	if d.Confidence != Medium {
+	if d.Confidence != report.Medium {
 		t.Errorf("confidence %s, want medium", d.Confidence)
 	}
 	if text := d.Text(); !strings.Contains(text, "not supported by the recording:\n  ✗ root cause: line 24") {
@@ -819,7 +821,7 @@ func testLLMFixRetry(t *testing.T, fx *llmFixture) {
 		t.Fatal(err)
 	}
 	d := conv.Diagnosis()
-	if d.Verification == nil || d.Verification.Status != Passed || d.Rounds != 2 || d.Confidence != High {
+	if d.Verification == nil || d.Verification.Status != report.Passed || d.Rounds != 2 || d.Confidence != report.High {
 		t.Errorf("verification %+v, rounds %d, confidence %s", d.Verification, d.Rounds, d.Confidence)
 	}
 }

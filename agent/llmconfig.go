@@ -8,6 +8,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/adi-go/adi/agent/report"
 )
 
 // LLMConfig configures the LLM agent: the OpenAI-compatible endpoint, the
@@ -59,7 +61,7 @@ type LLMConfig struct {
 	NoDefaultRedaction bool
 	// Hints is the offline diagnosis to seed the first message with; nil
 	// runs Diagnose first.
-	Hints *Diagnosis `json:"-"`
+	Hints *report.Diagnosis `json:"-"`
 	// HTTPClient sends the requests (default: a client without timeout; the
 	// budgets bound the time).
 	HTTPClient *http.Client `json:"-"`

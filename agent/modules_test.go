@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adi-go/adi/agent/report"
 	"github.com/adi-go/adi/engine"
 )
 
@@ -36,7 +37,7 @@ func TestDiagnoseModules(t *testing.T) {
 		files  map[string]string
 		line   int
 		method string
-		fix    Status
+		fix    report.Status
 	}{
 		{"helper check", map[string]string{
 			"clamp.go": `package m
@@ -68,7 +69,7 @@ func TestClamp(t *testing.T) {
 	check(t, Clamp(10, 0, 10), 9)
 	check(t, Clamp(-3, 0, 10), 0)
 }
-`}, 8, "boundary", Passed},
+`}, 8, "boundary", report.Passed},
 		{"overwritten err", map[string]string{
 			"area.go": `package m
 

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/adi-go/adi/agent/report"
 	"github.com/adi-go/adi/agent/syntax"
 	"github.com/adi-go/adi/engine/trace"
 )
@@ -60,7 +61,7 @@ type tracked struct {
 // evidence of each hop.
 type tracer struct {
 	d        *diagnoser
-	evidence []Evidence
+	evidence []report.Evidence
 	hops     int
 }
 

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/adi-go/adi/agent/report"
 	"github.com/adi-go/adi/agent/syntax"
 	"github.com/adi-go/adi/engine/trace"
 )
@@ -50,7 +51,7 @@ func (d *diagnoser) diagnosePanic(ctx context.Context, f *trace.Frame, msg strin
 
 	fn := &finding{
 		method: "panic-origin", root: pos, fn: f.FID.Func, fid: f.FID,
-		strength: strengthTraced, confidence: Medium,
+		strength: strengthTraced, confidence: report.Medium,
 	}
 	stmtText := strings.TrimSpace(flt.Steps[site.step].Stmt)
 	if site.stmt != nil {
@@ -68,7 +69,7 @@ func (d *diagnoser) diagnosePanic(ctx context.Context, f *trace.Frame, msg strin
 	if site.operand == nil {
 		fn.summary = fmt.Sprintf("%s panics at %s:%d: %s", syntax.ShortFunc(f.FID.Func), d.rel(pos.File), pos.Line, msg)
 		fn.explanation = fmt.Sprintf("The statement `%s` panicked with %q; adi could not tell which of its operands was bad.", stmtText, msg)
-		fn.confidence = Low
+		fn.confidence = report.Low
 		fn.strength = strengthTraced / 2
 		return fn, nil
 	}
@@ -256,7 +257,7 @@ func (s *panicSite) isPackage(e ast.Expr) bool {
 }
 
 // traceOperand follows the operand (or one name in it) backwards.
-func (d *diagnoser) traceOperand(ctx context.Context, s *panicSite, expr string) (origin, []Evidence) {
+func (d *diagnoser) traceOperand(ctx context.Context, s *panicSite, expr string) (origin, []report.Evidence) {
 	tr := &tracer{d: d}
 	o := tr.back(ctx, tracked{f: s.f, flt: s.flt, st: s.st, at: s.step, expr: expr})
 	return o, tr.evidence
@@ -282,7 +283,7 @@ func (d *diagnoser) explainNilMap(ctx context.Context, s *panicSite, fn *finding
 	switch o.kind {
 	case originComposite, originZero, originNil:
 		fn.root, fn.fn, fn.fid = o.pos, o.f.FID.Func, o.f.FID
-		fn.confidence = High
+		fn.confidence = report.High
 		src := d.originText(o)
 		field := strings.TrimPrefix(o.suffix, ".")
 		if field != "" && !strings.ContainsAny(field, ".[") {
@@ -317,7 +318,7 @@ func (d *diagnoser) explainNilPointer(ctx context.Context, s *panicSite, fn *fin
 	stmt := oneLine(s.file.Text(s.stmt))
 	switch {
 	case o.kind == originNil && o.f != nil && o.f != s.f && d.returnsNonNil(o):
-		fn.confidence = High
+		fn.confidence = report.High
 		fn.summary = fmt.Sprintf("%s uses %s without checking for nil at %s; %s returns nil for %s",
 			syntax.ShortFunc(s.f.FID.Func), op, where, syntax.ShortFunc(o.f.FID.Func), argsText(o.f))
 		fn.explanation = fmt.Sprintf("%s returns nil when it finds nothing (`%s` at %s:%d), and did so here. "+
@@ -326,7 +327,7 @@ func (d *diagnoser) explainNilPointer(ctx context.Context, s *panicSite, fn *fin
 			syntax.ShortFunc(s.f.FID.Func), stmt, s.info.text)
 	case o.kind == originComposite || o.kind == originZero || o.kind == originNil:
 		fn.root, fn.fn, fn.fid = o.pos, o.f.FID.Func, o.f.FID
-		fn.confidence = High
+		fn.confidence = report.High
 		fn.summary = fmt.Sprintf("%s leaves %s nil (`%s`); %s dereferences it at %s",
 			syntax.ShortFunc(o.f.FID.Func), op, d.originText(o), syntax.ShortFunc(s.f.FID.Func), where)
 		fn.explanation = fmt.Sprintf("The pointer %s is nil from `%s` at %s:%d on; `%s` dereferences it and panics with %q.",
@@ -394,7 +395,7 @@ func (d *diagnoser) explainIndex(ctx context.Context, s *panicSite, fn *finding)
 		length = strconv.FormatInt(s.info.length, 10)
 	}
 	if call, ok := ast.Unparen(s.operand).(*ast.CallExpr); ok && cont != "" && isLenOf(call, cont) {
-		fn.confidence = High
+		fn.confidence = report.High
 		fn.summary = fmt.Sprintf("%s indexes %s[len(%s)], one past its last element, at %s", syntax.ShortFunc(s.f.FID.Func), cont, cont, where)
 		fn.explanation = fmt.Sprintf("The valid indexes of %s are 0 to len(%s)-1; `%s` reads index %s of %s elements and panics with %q. The last element is %s[len(%s)-1].",
 			cont, cont, oneLine(s.file.Text(s.stmt)), s.value, length, s.info.text, cont, cont)
@@ -423,7 +424,7 @@ func (d *diagnoser) explainIndex(ctx context.Context, s *panicSite, fn *finding)
 	}
 	o := *best
 	fn.root, fn.fn, fn.fid = o.pos, o.f.FID.Func, o.f.FID
-	fn.confidence = High
+	fn.confidence = report.High
 	src := d.originText(o)
 	fn.summary = fmt.Sprintf("%s computes a count one too large (`%s`), so %s indexes past the end at %s",
 		syntax.ShortFunc(o.f.FID.Func), src, syntax.ShortFunc(s.f.FID.Func), where)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/adi-go/adi/agent/report"
 	"github.com/adi-go/adi/agent/syntax"
 	"github.com/adi-go/adi/engine"
 	"github.com/adi-go/adi/engine/trace"
@@ -102,7 +103,7 @@ func (c *Conversation) firstMessage(ctx context.Context) string {
 }
 
 // hintText renders the offline diagnosis compactly for the model.
-func hintText(h *Diagnosis) string {
+func hintText(h *report.Diagnosis) string {
 	var b strings.Builder
 	if rc := h.RootCause; rc.File != "" {
 		fmt.Fprintf(&b, "Suspect: %s:%d in %s", rc.File, rc.Line, syntax.ShortFunc(rc.Func))

@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"github.com/adi-go/adi/agent/report"
+
 	"context"
 	"fmt"
 	"go/ast"
@@ -264,7 +266,7 @@ func (d *diagnoser) boundaryFinding(h *boundaryHit) *finding {
 	where := fmt.Sprintf("%s:%d", d.rel(file.Path), line)
 	f := &finding{
 		method: "boundary", root: trace.Pos{File: file.Path, Line: line}, fn: h.f.FID.Func, fid: h.f.FID,
-		strength: strengthBoundary, confidence: Low,
+		strength: strengthBoundary, confidence: report.Low,
 	}
 	kind := "condition"
 	if h.loop {

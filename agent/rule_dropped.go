@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"github.com/adi-go/adi/agent/report"
+
 	"context"
 	"fmt"
 	"go/ast"
@@ -92,7 +94,7 @@ func (d *diagnoser) droppedAt(ctx context.Context, file *syntax.File, as *ast.As
 			}
 			fnd := &finding{
 				method: "dropped-error", root: step.Pos, fn: fn, fid: f.FID,
-				strength: strengthDropped, confidence: High,
+				strength: strengthDropped, confidence: report.High,
 			}
 			call := fmt.Sprintf("%s(%s)", callText, strings.Join(args, ", "))
 			fnd.evidence = append(fnd.evidence, d.evidence(f, step.Pos,
@@ -119,7 +121,7 @@ func (d *diagnoser) droppedAt(ctx context.Context, file *syntax.File, as *ast.As
 	// The error could not be recomputed: say that it is discarded.
 	fnd := &finding{
 		method: "dropped-error", root: firstPos, fn: fn, fid: first.FID,
-		strength: strengthBoundary - 15, confidence: Low,
+		strength: strengthBoundary - 15, confidence: report.Low,
 	}
 	fnd.summary = fmt.Sprintf("%s discards the last result (by convention an error) of %s at %s:%d", syntax.ShortFunc(fn), callText, d.rel(firstPos.File), firstPos.Line)
 	fnd.explanation = fmt.Sprintf("`%s` ignores what may be an error; adi could not recompute the call to show whether it failed on the failing path.", stmt)
@@ -280,7 +282,7 @@ func (d *diagnoser) uncheckedErrs(ctx context.Context, focus []*trace.Frame) []*
 			}
 			f := flt.Frame
 			fnd := &finding{method: "dropped-error", root: step.Pos, fn: f.FID.Func, fid: f.FID,
-				strength: strengthDropped, confidence: Medium}
+				strength: strengthDropped, confidence: report.Medium}
 			fnd.summary = fmt.Sprintf("%s never checks err after `%s` at %s:%d, where it is %s",
 				syntax.ShortFunc(f.FID.Func), strings.TrimSpace(step.Stmt), d.rel(step.File), step.Line, short(c.New.Text))
 			fnd.explanation = fmt.Sprintf("`%s` set err to %s, and %s went on without reading it. Check err right after the call.",

@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"github.com/adi-go/adi/agent/report"
+
 	"github.com/adi-go/adi/agent/syntax"
 
 	"context"
@@ -34,7 +36,7 @@ func (d *diagnoser) receiverFindings(ctx context.Context, scope []*trace.Frame) 
 		wline := file.Line(write.Pos())
 		fnd := &finding{
 			method: "value-receiver", root: trace.Pos{File: file.Path, Line: file.Line(fd.Pos())},
-			fn: f.FID.Func, fid: f.FID, strength: strengthReceiver, confidence: Medium,
+			fn: f.FID.Func, fid: f.FID, strength: strengthReceiver, confidence: report.Medium,
 		}
 		writeText := oneLine(file.Text(write))
 		typ := file.Text(recvType)

@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"github.com/adi-go/adi/agent/report"
+
 	"context"
 	"encoding/json"
 	"fmt"
@@ -26,7 +28,7 @@ type VerifyOptions struct {
 // never touched, re-runs the target's command and then the rest of its
 // package's tests. The error is for a target that cannot be resolved; a
 // diff that does not apply or does not build is a Verification status.
-func Verify(ctx context.Context, t Target, diff string, o VerifyOptions) (*Verification, error) {
+func Verify(ctx context.Context, t Target, diff string, o VerifyOptions) (*report.Verification, error) {
 	pkg, err := resolveTarget(ctx, t)
 	if err != nil {
 		return nil, err
@@ -68,7 +70,7 @@ func patched(root, diff string) (map[string]string, map[string]bool, error) {
 }
 
 // verifyIn is Verify for a resolved package.
-func verifyIn(ctx context.Context, pkg *pkgInfo, diff string, o VerifyOptions) *Verification {
+func verifyIn(ctx context.Context, pkg *pkgInfo, diff string, o VerifyOptions) *report.Verification {
 	if o.Timeout <= 0 {
 		o.Timeout = 3 * time.Minute
 	}
@@ -76,10 +78,10 @@ func verifyIn(ctx context.Context, pkg *pkgInfo, diff string, o VerifyOptions) *
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	v := &Verification{Status: NotRun}
+	v := &report.Verification{Status: report.NotRun}
 	files, deleted, err := patched(pkg.root(), diff)
 	if err != nil {
-		v.Status, v.Output = DoesNotApply, err.Error()
+		v.Status, v.Output = report.DoesNotApply, err.Error()
 		return v
 	}
 	tmp, err := os.MkdirTemp("", "adi-verify-")
@@ -120,7 +122,7 @@ func verifyIn(ctx context.Context, pkg *pkgInfo, diff string, o VerifyOptions) *
 		steps = append(steps, r)
 		return r
 	}
-	finish := func(s Status) *Verification {
+	finish := func(s report.Status) *report.Verification {
 		var cmds, out []string
 		for _, r := range steps {
 			cmds = append(cmds, r.Line)
@@ -145,9 +147,9 @@ func verifyIn(ctx context.Context, pkg *pkgInfo, diff string, o VerifyOptions) *
 	build = append(append(build, spec.BuildFlags...), spec.Targets()...)
 	if r := run(build...); !r.ok() {
 		if ctx.Err() != nil || r.TimedOut {
-			return finish(NotRun)
+			return finish(report.NotRun)
 		}
-		return finish(DoesNotBuild)
+		return finish(report.DoesNotBuild)
 	}
 	extra := []string{ov}
 	if pkg.isTest() {
@@ -155,32 +157,32 @@ func verifyIn(ctx context.Context, pkg *pkgInfo, diff string, o VerifyOptions) *
 	}
 	if r := run(pkg.goArgv(extra...)...); !r.ok() {
 		if ctx.Err() != nil {
-			return finish(NotRun)
+			return finish(report.NotRun)
 		}
-		return finish(Failed)
+		return finish(report.Failed)
 	}
 	// The rest of the package's tests: a fix must not break them.
 	if (pkg.isTest() && pkg.selectsTests()) || (!pkg.isTest() && len(pkg.TestFiles) > 0) {
 		all := append([]string{"go", "test", ov, "-count=1"}, spec.BuildFlags...)
 		if r := run(append(all, spec.Targets()...)...); !r.ok() {
 			if ctx.Err() != nil {
-				return finish(NotRun)
+				return finish(report.NotRun)
 			}
-			return finish(Failed)
+			return finish(report.Failed)
 		}
 	}
-	return finish(Passed)
+	return finish(report.Passed)
 }
 
 // Apply writes the verified fix of diag to the user's files and returns
 // the files it changed (absolute). It refuses a fix whose verification did
 // not pass, and a diff that no longer applies to the files as they are.
-func Apply(ctx context.Context, t Target, diag *Diagnosis) ([]string, error) {
+func Apply(ctx context.Context, t Target, diag *report.Diagnosis) ([]string, error) {
 	if diag.Fix == "" {
-		return nil, &NotVerifiedError{Status: NotRun}
+		return nil, &NotVerifiedError{Status: report.NotRun}
 	}
-	if diag.Verification == nil || diag.Verification.Status != Passed {
-		s := NotRun
+	if diag.Verification == nil || diag.Verification.Status != report.Passed {
+		s := report.NotRun
 		if diag.Verification != nil {
 			s = diag.Verification.Status
 		}

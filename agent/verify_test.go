@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/adi-go/adi/agent/report"
 )
 
 // offbyoneTarget is the failing test of testdata/offbyone.
@@ -76,15 +78,15 @@ func TestVerify(t *testing.T) {
 	target := Target{Argv: offbyoneTarget, Dir: root}
 	cases := []struct {
 		name, diff string
-		want       Status
+		want       report.Status
 		output     string // in the verification output
 	}{
-		{"correct", correctDiff, Passed, ""},
-		{"wrong", wrongDiff, Failed, "SumFirst(xs, 25) = 853, want 925"},
-		{"stale", staleDiff, DoesNotApply, "hunk 1 of testdata/offbyone/offbyone.go"},
-		{"does-not-build", brokenDiff, DoesNotBuild, "undefined: m"},
-		{"outside the module", outsideDiff, DoesNotApply, "not inside the module"},
-		{"not a diff", "please change line 21", DoesNotApply, "no file header"},
+		{"correct", correctDiff, report.Passed, ""},
+		{"wrong", wrongDiff, report.Failed, "SumFirst(xs, 25) = 853, want 925"},
+		{"stale", staleDiff, report.DoesNotApply, "hunk 1 of testdata/offbyone/offbyone.go"},
+		{"does-not-build", brokenDiff, report.DoesNotBuild, "undefined: m"},
+		{"outside the module", outsideDiff, report.DoesNotApply, "not inside the module"},
+		{"not a diff", "please change line 21", report.DoesNotApply, "no file header"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -98,7 +100,7 @@ func TestVerify(t *testing.T) {
 			if !strings.Contains(v.Output, tc.output) {
 				t.Errorf("output lacks %q:\n%s", tc.output, v.Output)
 			}
-			if tc.want == Passed {
+			if tc.want == report.Passed {
 				// The failing command, then the whole package: -run selected
 				// only some of its tests.
 				for _, c := range []string{"go test -overlay=<overlay> -count=1 ./testdata/offbyone -run TestSumFirst", "go test -overlay=<overlay> -count=1 ./testdata/offbyone"} {
@@ -133,14 +135,14 @@ func TestApply(t *testing.T) {
 	orig, _ := os.ReadFile(file)
 
 	var nv *NotVerifiedError
-	if _, err := Apply(context.Background(), target, &Diagnosis{Fix: correctDiff}); !errors.As(err, &nv) {
+	if _, err := Apply(context.Background(), target, &report.Diagnosis{Fix: correctDiff}); !errors.As(err, &nv) {
 		t.Errorf("Apply of an unverified fix: %v, want a NotVerifiedError", err)
 	}
 	v, err := Verify(context.Background(), target, wrongDiff, VerifyOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Apply(context.Background(), target, &Diagnosis{Fix: wrongDiff, Verification: v}); !errors.As(err, &nv) || nv.Status != Failed {
+	if _, err := Apply(context.Background(), target, &report.Diagnosis{Fix: wrongDiff, Verification: v}); !errors.As(err, &nv) || nv.Status != report.Failed {
 		t.Errorf("Apply of a failed fix: %v, want a NotVerifiedError with status failed", err)
 	}
 	if now, _ := os.ReadFile(file); string(now) != string(orig) {
@@ -148,10 +150,10 @@ func TestApply(t *testing.T) {
 	}
 
 	v, err = Verify(context.Background(), target, correctDiff, VerifyOptions{})
-	if err != nil || v.Status != Passed {
+	if err != nil || v.Status != report.Passed {
 		t.Fatalf("Verify: %v, %+v", err, v)
 	}
-	files, err := Apply(context.Background(), target, &Diagnosis{Fix: correctDiff, Verification: v})
+	files, err := Apply(context.Background(), target, &report.Diagnosis{Fix: correctDiff, Verification: v})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +174,7 @@ func TestApply(t *testing.T) {
 	}
 	// Applying again: the diff no longer applies.
 	var pe *PatchError
-	if _, err := Apply(context.Background(), target, &Diagnosis{Fix: correctDiff, Verification: v}); !errors.As(err, &pe) {
+	if _, err := Apply(context.Background(), target, &report.Diagnosis{Fix: correctDiff, Verification: v}); !errors.As(err, &pe) {
 		t.Errorf("second Apply: %v, want a PatchError", err)
 	}
 }

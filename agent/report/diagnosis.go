@@ -1,4 +1,9 @@
-package agent
+// Package report holds what a diagnosis produces: the Diagnosis (root
+// cause, evidence, fix and its Verification), its text for a person, and
+// the Events that stream it while a diagnoser works. The offline
+// diagnoser and the LLM agent fill the same structures; the DAP adapter
+// and adi diagnose send them on as they are (JSON field names included).
+package report
 
 // Diagnosis is the answer of a diagnoser: the root cause of a failing run,
 // the evidence for it from the recording, and a fix with its verification.
