@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"github.com/adi-go/adi/agent/gocmd"
+
 	"bufio"
 	"context"
 	"fmt"
@@ -55,18 +57,18 @@ func (d *diagnoser) spectra(ctx context.Context) ([]unit, error) {
 	}
 	defer os.RemoveAll(tmp)
 	bin := filepath.Join(tmp, "pkg.test")
-	build := append([]string{"go", "test", "-c", "-cover", "-covermode=count", "-o", bin}, pkg.spec.BuildFlags...)
-	build = append(build, pkg.spec.Targets()...)
+	build := append([]string{"go", "test", "-c", "-cover", "-covermode=count", "-o", bin}, pkg.Spec.BuildFlags...)
+	build = append(build, pkg.Spec.Targets()...)
 	d.opts.Log("adi: building the tests with coverage")
-	if r := runCmd(ctx, pkg.spec.Dir, pkg.t.Env, d.opts.CommandTimeout, build...); !r.ok() {
-		return nil, fmt.Errorf("%s: %s", r.Line, tail(r.Output, 10, 2000))
+	if r := gocmd.Run(ctx, pkg.Spec.Dir, pkg.Target.Env, d.opts.CommandTimeout, build...); !r.OK() {
+		return nil, fmt.Errorf("%s: %s", r.Line, gocmd.Tail(r.Output, 10, 2000))
 	}
 	if _, err := os.Stat(bin); err != nil {
 		return nil, nil // no test files
 	}
-	list := runCmd(ctx, pkg.Dir, pkg.t.Env, d.opts.CommandTimeout, bin, "-test.list", ".*")
-	if !list.ok() {
-		return nil, fmt.Errorf("%s: %s", list.Line, tail(list.Output, 10, 2000))
+	list := gocmd.Run(ctx, pkg.Dir, pkg.Target.Env, d.opts.CommandTimeout, bin, "-test.list", ".*")
+	if !list.OK() {
+		return nil, fmt.Errorf("%s: %s", list.Line, gocmd.Tail(list.Output, 10, 2000))
 	}
 	stmts := d.statementStarts(pkg.GoFiles)
 	var units []unit
@@ -74,9 +76,9 @@ func (d *diagnoser) spectra(ctx context.Context) ([]unit, error) {
 	runOne := func(name, pattern string) (string, unit) {
 		n++
 		prof := filepath.Join(tmp, fmt.Sprintf("%d.out", n))
-		r := runCmd(ctx, pkg.Dir, pkg.t.Env, d.opts.CommandTimeout, bin,
+		r := gocmd.Run(ctx, pkg.Dir, pkg.Target.Env, d.opts.CommandTimeout, bin,
 			"-test.run="+pattern, "-test.v", "-test.count=1", "-test.paniconexit0", "-test.coverprofile="+prof)
-		u := unit{name: name, failed: !r.ok() || strings.Contains(r.Output, "--- FAIL: "+name+" ")}
+		u := unit{name: name, failed: !r.OK() || strings.Contains(r.Output, "--- FAIL: "+name+" ")}
 		u.lines, err = readProfile(prof, pkg.ImportPath, pkg.Dir, stmts)
 		if err != nil {
 			u.nocover = true

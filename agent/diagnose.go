@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"github.com/adi-go/adi/agent/gocmd"
+
 	"github.com/adi-go/adi/agent/report"
 
 	"github.com/adi-go/adi/agent/syntax"
@@ -35,7 +37,7 @@ func Diagnose(ctx context.Context, dbg Debugger, opts Options) (*report.Diagnosi
 		if p := dbg.Program(); p != nil {
 			t.Env = append(append([]string(nil), p.Env...), t.Env...)
 		}
-		d.pkg, d.pkgErr = resolveTarget(ctx, t)
+		d.pkg, d.pkgErr = gocmd.Resolve(ctx, t)
 		if d.pkgErr != nil {
 			d.note("no spectrum and no verification: " + d.pkgErr.Error())
 		}
@@ -54,7 +56,7 @@ func Diagnose(ctx context.Context, dbg Debugger, opts Options) (*report.Diagnosi
 	// The spectrum of the package's tests, for test targets.
 	var ranked []suspect
 	var totalFailed, totalPassed int
-	if d.pkg != nil && d.pkg.isTest() {
+	if d.pkg != nil && d.pkg.IsTest() {
 		units, err := d.spectra(ctx)
 		if err != nil {
 			d.note("no spectrum: " + err.Error())
@@ -160,7 +162,7 @@ func (d *diagnoser) verifyFindings(ctx context.Context, findings []*finding) {
 			fx := &f.fixes[i]
 			root := ""
 			if d.pkg != nil {
-				root = d.pkg.root()
+				root = d.pkg.Root()
 			} else if d.rec != nil {
 				root = commonDir(fx)
 			}

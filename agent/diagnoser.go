@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"github.com/adi-go/adi/agent/gocmd"
+
 	"github.com/adi-go/adi/agent/report"
 	"github.com/adi-go/adi/agent/syntax"
 
@@ -18,7 +20,7 @@ type Options struct {
 	// Target is the recorded command line; coverage and verification runs
 	// are derived from it. Without it (zero Argv) the diagnosis uses the
 	// recording only: no spectrum, no verification.
-	Target Target
+	Target gocmd.Target
 	// NoVerify skips verifying fixes (the diagnosis still proposes them).
 	NoVerify bool
 	// MaxVerify bounds how many candidate fixes are verified (default 4).
@@ -56,7 +58,7 @@ type diagnoser struct {
 	src  *syntax.Cache
 	// pkg is the target's package; nil when it could not be resolved
 	// (pkgErr says why).
-	pkg    *pkgInfo
+	pkg    *gocmd.Package
 	pkgErr error
 	// states caches the replayed ΔS of each traced frame.
 	states map[trace.FID]*frameState
@@ -110,7 +112,7 @@ func (d *diagnoser) note(s string) {
 // module root when possible.
 func (d *diagnoser) rel(path string) string {
 	if d.pkg != nil {
-		return d.pkg.rel(path)
+		return d.pkg.Rel(path)
 	}
 	return path
 }

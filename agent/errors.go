@@ -48,18 +48,6 @@ func (e *NotVerifiedError) Error() string {
 	return fmt.Sprintf("the fix's verification %s; adi applies only fixes that passed", statusPhrase(e.Status))
 }
 
-// TargetError is a target command line the agent cannot work with (for
-// example a prebuilt binary: there is no source package to re-test).
-type TargetError struct {
-	Argv   []string
-	Reason string
-}
-
-// Error names the target and the reason.
-func (e *TargetError) Error() string {
-	return fmt.Sprintf("target %q: %s", joinArgs(e.Argv), e.Reason)
-}
-
 // statusPhrase says a verification status in words.
 func statusPhrase(s report.Status) string {
 	switch s {

@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"github.com/adi-go/adi/agent/gocmd"
+
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -24,7 +26,7 @@ func repoRoot(t testing.TB) string {
 // open records argv (relative to the repository root) and returns the
 // session and the target to diagnose; the session is closed when the test
 // ends.
-func open(t testing.TB, argv ...string) (*engine.Session, Target) {
+func open(t testing.TB, argv ...string) (*engine.Session, gocmd.Target) {
 	t.Helper()
 	root := repoRoot(t)
 	s, err := engine.Open(context.Background(), argv, root, engine.Options{Timeout: 2 * time.Minute})
@@ -32,7 +34,7 @@ func open(t testing.TB, argv ...string) (*engine.Session, Target) {
 		t.Fatalf("recording %v: %v", argv, err)
 	}
 	t.Cleanup(func() { s.Close() })
-	return s, Target{Argv: argv, Dir: root}
+	return s, gocmd.Target{Argv: argv, Dir: root}
 }
 
 // hashTree returns the SHA-256 of every file under dir, by path.

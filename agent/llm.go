@@ -32,6 +32,7 @@
 package agent
 
 import (
+	"github.com/adi-go/adi/agent/gocmd"
 	"github.com/adi-go/adi/agent/report"
 
 	"github.com/adi-go/adi/agent/syntax"
@@ -62,7 +63,7 @@ type Conversation struct {
 	tools  []openai.Tool
 	// pkg is the target's package (nil: no verification); root the module
 	// directory that source and diffs are relative to.
-	pkg              *pkgInfo
+	pkg              *gocmd.Package
 	root, modulePath string
 	hints            *report.Diagnosis
 
@@ -121,8 +122,8 @@ func NewConversation(ctx context.Context, dbg Debugger, cfg LLMConfig, opts Opti
 		if p := dbg.Program(); p != nil {
 			t.Env = append(append([]string(nil), p.Env...), t.Env...)
 		}
-		if pkg, err := resolveTarget(ctx, t); err == nil {
-			c.pkg, c.root, c.modulePath = pkg, pkg.root(), pkg.ModulePath
+		if pkg, err := gocmd.Resolve(ctx, t); err == nil {
+			c.pkg, c.root, c.modulePath = pkg, pkg.Root(), pkg.ModulePath
 		} else {
 			opts.Log("adi: no verification of the model's fix: %v", err)
 		}
@@ -594,7 +595,7 @@ func (c *Conversation) finish(a *ask, args string) (string, error) {
 				d.Confidence = report.Medium
 			}
 			fmt.Fprintf(&b, "\n%s\nCorrect the fix (or the diagnosis) and call finish again (attempt %d of %d).",
-				tail(v.Output, 25, 3000), a.fixTries+1, c.cfg.MaxFixAttempts)
+				gocmd.Tail(v.Output, 25, 3000), a.fixTries+1, c.cfg.MaxFixAttempts)
 		}
 	}
 	a.final = d

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"github.com/adi-go/adi/agent/gocmd"
 	"github.com/adi-go/adi/agent/report"
 
 	"context"
@@ -28,13 +29,13 @@ var nilmapArgv = []string{"go", "run", "./testdata/nilmap"}
 // on it.
 type llmFixture struct {
 	s      *engine.Session
-	target Target
+	target gocmd.Target
 	hints  *report.Diagnosis
 }
 
 // session returns a fresh session on the shared recording, its target and
 // the hints.
-func (fx *llmFixture) session() (*engine.Session, Target, *report.Diagnosis) {
+func (fx *llmFixture) session() (*engine.Session, gocmd.Target, *report.Diagnosis) {
 	return engine.NewSession(fx.s.Recording(), fx.s.Program(), engine.DefaultLimits, 2*time.Minute), fx.target, fx.hints
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adi-go/adi/agent/gocmd"
 	"github.com/adi-go/adi/agent/report"
 	"github.com/adi-go/adi/engine"
 )
@@ -112,7 +113,7 @@ func TestAreaOK(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer s.Close()
-			d, err := Diagnose(context.Background(), s, Options{Target: Target{Argv: argv, Dir: dir}})
+			d, err := Diagnose(context.Background(), s, Options{Target: gocmd.Target{Argv: argv, Dir: dir}})
 			if err != nil {
 				t.Fatal(err)
 			}

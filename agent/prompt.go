@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"github.com/adi-go/adi/agent/gocmd"
+
 	"context"
 	"fmt"
 	"strings"
@@ -49,7 +51,7 @@ func (c *Conversation) firstMessage(ctx context.Context) string {
 	var b strings.Builder
 	rec := c.dbg.Recording()
 	if argv := c.opts.Target.Argv; len(argv) > 0 {
-		fmt.Fprintf(&b, "Command: %s\n", joinArgs(argv))
+		fmt.Fprintf(&b, "Command: %s\n", gocmd.JoinArgs(argv))
 	}
 	if c.modulePath != "" {
 		fmt.Fprintf(&b, "Module: %s (paths below are relative to its root)\n", c.modulePath)

@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"github.com/adi-go/adi/agent/gocmd"
+
 	"github.com/adi-go/adi/agent/report"
 
 	"context"
@@ -28,8 +30,8 @@ type VerifyOptions struct {
 // never touched, re-runs the target's command and then the rest of its
 // package's tests. The error is for a target that cannot be resolved; a
 // diff that does not apply or does not build is a Verification status.
-func Verify(ctx context.Context, t Target, diff string, o VerifyOptions) (*report.Verification, error) {
-	pkg, err := resolveTarget(ctx, t)
+func Verify(ctx context.Context, t gocmd.Target, diff string, o VerifyOptions) (*report.Verification, error) {
+	pkg, err := gocmd.Resolve(ctx, t)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +72,7 @@ func patched(root, diff string) (map[string]string, map[string]bool, error) {
 }
 
 // verifyIn is Verify for a resolved package.
-func verifyIn(ctx context.Context, pkg *pkgInfo, diff string, o VerifyOptions) *report.Verification {
+func verifyIn(ctx context.Context, pkg *gocmd.Package, diff string, o VerifyOptions) *report.Verification {
 	if o.Timeout <= 0 {
 		o.Timeout = 3 * time.Minute
 	}
@@ -79,7 +81,7 @@ func verifyIn(ctx context.Context, pkg *pkgInfo, diff string, o VerifyOptions) *
 		logf = func(string, ...any) {}
 	}
 	v := &report.Verification{Status: report.NotRun}
-	files, deleted, err := patched(pkg.root(), diff)
+	files, deleted, err := patched(pkg.Root(), diff)
 	if err != nil {
 		v.Status, v.Output = report.DoesNotApply, err.Error()
 		return v
@@ -112,11 +114,11 @@ func verifyIn(ctx context.Context, pkg *pkgInfo, diff string, o VerifyOptions) *
 		return v
 	}
 	ov := "-overlay=" + overlay
-	spec := pkg.spec
-	var steps []*cmdResult
-	run := func(argv ...string) *cmdResult {
-		logf("adi: verifying: %s", joinArgs(argv))
-		r := runCmdStdin(ctx, spec.Dir, pkg.t.Env, o.Stdin, o.Timeout, argv...)
+	spec := pkg.Spec
+	var steps []*gocmd.Result
+	run := func(argv ...string) *gocmd.Result {
+		logf("adi: verifying: %s", gocmd.JoinArgs(argv))
+		r := gocmd.RunStdin(ctx, spec.Dir, pkg.Target.Env, o.Stdin, o.Timeout, argv...)
 		r.Line = strings.ReplaceAll(r.Line, overlay, "<overlay>")
 		r.Output = strings.ReplaceAll(r.Output, tmp+string(filepath.Separator), "")
 		steps = append(steps, r)
@@ -134,37 +136,37 @@ func verifyIn(ctx context.Context, pkg *pkgInfo, diff string, o VerifyOptions) *
 			}
 			out = append(out, "$ "+r.Line+"\n"+strings.TrimRight(text, "\n"))
 		}
-		v.Status, v.Command, v.Output = s, strings.Join(cmds, "\n"), tail(strings.Join(out, "\n"), 40, 6000)
+		v.Status, v.Command, v.Output = s, strings.Join(cmds, "\n"), gocmd.Tail(strings.Join(out, "\n"), 40, 6000)
 		return v
 	}
 
 	// Build first, so that a fix that does not compile is told apart from
 	// one that compiles and fails.
 	build := []string{"go", "build", ov, "-o", os.DevNull}
-	if pkg.isTest() {
+	if pkg.IsTest() {
 		build = []string{"go", "test", ov, "-count=1", "-run=^$"}
 	}
 	build = append(append(build, spec.BuildFlags...), spec.Targets()...)
-	if r := run(build...); !r.ok() {
+	if r := run(build...); !r.OK() {
 		if ctx.Err() != nil || r.TimedOut {
 			return finish(report.NotRun)
 		}
 		return finish(report.DoesNotBuild)
 	}
 	extra := []string{ov}
-	if pkg.isTest() {
+	if pkg.IsTest() {
 		extra = append(extra, "-count=1")
 	}
-	if r := run(pkg.goArgv(extra...)...); !r.ok() {
+	if r := run(pkg.GoArgv(extra...)...); !r.OK() {
 		if ctx.Err() != nil {
 			return finish(report.NotRun)
 		}
 		return finish(report.Failed)
 	}
 	// The rest of the package's tests: a fix must not break them.
-	if (pkg.isTest() && pkg.selectsTests()) || (!pkg.isTest() && len(pkg.TestFiles) > 0) {
+	if (pkg.IsTest() && pkg.SelectsTests()) || (!pkg.IsTest() && len(pkg.TestFiles) > 0) {
 		all := append([]string{"go", "test", ov, "-count=1"}, spec.BuildFlags...)
-		if r := run(append(all, spec.Targets()...)...); !r.ok() {
+		if r := run(append(all, spec.Targets()...)...); !r.OK() {
 			if ctx.Err() != nil {
 				return finish(report.NotRun)
 			}
@@ -177,7 +179,7 @@ func verifyIn(ctx context.Context, pkg *pkgInfo, diff string, o VerifyOptions) *
 // Apply writes the verified fix of diag to the user's files and returns
 // the files it changed (absolute). It refuses a fix whose verification did
 // not pass, and a diff that no longer applies to the files as they are.
-func Apply(ctx context.Context, t Target, diag *report.Diagnosis) ([]string, error) {
+func Apply(ctx context.Context, t gocmd.Target, diag *report.Diagnosis) ([]string, error) {
 	if diag.Fix == "" {
 		return nil, &NotVerifiedError{Status: report.NotRun}
 	}
@@ -188,11 +190,11 @@ func Apply(ctx context.Context, t Target, diag *report.Diagnosis) ([]string, err
 		}
 		return nil, &NotVerifiedError{Status: s}
 	}
-	pkg, err := resolveTarget(ctx, t)
+	pkg, err := gocmd.Resolve(ctx, t)
 	if err != nil {
 		return nil, err
 	}
-	return applyDiff(pkg.root(), diag.Fix)
+	return applyDiff(pkg.Root(), diag.Fix)
 }
 
 // applyDiff writes diff to the files under root, each replaced atomically

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/adi-go/adi/agent/gocmd"
 	"github.com/adi-go/adi/agent/report"
 )
 
@@ -75,7 +76,7 @@ func TestVerify(t *testing.T) {
 	root := repoRoot(t)
 	dir := filepath.Join(root, "testdata", "offbyone")
 	before := hashTree(t, dir)
-	target := Target{Argv: offbyoneTarget, Dir: root}
+	target := gocmd.Target{Argv: offbyoneTarget, Dir: root}
 	cases := []struct {
 		name, diff string
 		want       report.Status
@@ -130,7 +131,7 @@ func TestApply(t *testing.T) {
 		}
 	}
 	os.WriteFile(filepath.Join(mod, "go.mod"), []byte("module example.com/m\n\ngo 1.26\n"), 0o644)
-	target := Target{Argv: offbyoneTarget, Dir: mod}
+	target := gocmd.Target{Argv: offbyoneTarget, Dir: mod}
 	file := filepath.Join(mod, "testdata", "offbyone", "offbyone.go")
 	orig, _ := os.ReadFile(file)
 

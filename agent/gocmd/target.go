@@ -1,4 +1,8 @@
-package agent
+// Package gocmd turns the recorded command line (a go test or go run
+// command) into its Go package, through go list, and runs the go commands
+// derived from it — coverage runs, verification builds, test reruns — each
+// in its own process group with its output collected.
+package gocmd
 
 import (
 	"context"
@@ -22,10 +26,12 @@ type Target struct {
 	Env []string
 }
 
-// pkgInfo is what the agent knows about the target's package.
-type pkgInfo struct {
-	t    Target
-	spec *target.Spec
+// Package is what the agent knows about the target's package.
+type Package struct {
+	// Target is the command line it was resolved from, Spec that command
+	// line parsed.
+	Target Target
+	Spec   *target.Spec
 	// Dir, ImportPath, ModuleDir, ModulePath as go list reports them.
 	Dir, ImportPath, ModuleDir, ModulePath string
 	// GoFiles are the package's non-test files (absolute); TestFiles its
@@ -33,10 +39,10 @@ type pkgInfo struct {
 	GoFiles, TestFiles []string
 }
 
-// resolveTarget parses the target command line and asks go list about its
+// Resolve parses the target command line and asks go list about its
 // package. A prebuilt binary gives a TargetError: it has no package to
 // re-test.
-func resolveTarget(ctx context.Context, t Target) (*pkgInfo, error) {
+func Resolve(ctx context.Context, t Target) (*Package, error) {
 	spec, err := target.Parse(t.Argv, t.Dir)
 	if err != nil {
 		return nil, err
@@ -47,9 +53,9 @@ func resolveTarget(ctx context.Context, t Target) (*pkgInfo, error) {
 	args := []string{"go", "list", "-json"}
 	args = append(args, spec.BuildFlags...)
 	args = append(args, spec.Targets()...)
-	res := runCmd(ctx, spec.Dir, t.Env, 2*time.Minute, args...)
-	if !res.ok() {
-		return nil, fmt.Errorf("%s: %v\n%s", res.Line, res.Err, tail(res.Output, 20, 4000))
+	res := Run(ctx, spec.Dir, t.Env, 2*time.Minute, args...)
+	if !res.OK() {
+		return nil, fmt.Errorf("%s: %v\n%s", res.Line, res.Err, Tail(res.Output, 20, 4000))
 	}
 	var lp struct {
 		Dir, ImportPath                    string
@@ -59,7 +65,7 @@ func resolveTarget(ctx context.Context, t Target) (*pkgInfo, error) {
 	if err := json.Unmarshal([]byte(res.Output), &lp); err != nil {
 		return nil, fmt.Errorf("reading the output of %s: %w", res.Line, err)
 	}
-	info := &pkgInfo{t: t, spec: spec, Dir: lp.Dir, ImportPath: lp.ImportPath}
+	info := &Package{Target: t, Spec: spec, Dir: lp.Dir, ImportPath: lp.ImportPath}
 	if lp.Module != nil {
 		info.ModuleDir, info.ModulePath = lp.Module.Dir, lp.Module.Path
 	}
@@ -72,33 +78,33 @@ func resolveTarget(ctx context.Context, t Target) (*pkgInfo, error) {
 	return info, nil
 }
 
-// isTest reports whether the target is a go test command.
-func (p *pkgInfo) isTest() bool { return p.spec.Kind == target.Test }
+// IsTest reports whether the target is a go test command.
+func (p *Package) IsTest() bool { return p.Spec.Kind == target.Test }
 
-// root is the directory diffs are relative to: the module root, else the
+// Root is the directory diffs are relative to: the module root, else the
 // package directory.
-func (p *pkgInfo) root() string {
+func (p *Package) Root() string {
 	if p.ModuleDir != "" {
 		return p.ModuleDir
 	}
 	return p.Dir
 }
 
-// rel returns path relative to the module root when it is inside it.
-func (p *pkgInfo) rel(path string) string {
+// Rel returns path relative to the module root when it is inside it.
+func (p *Package) Rel(path string) string {
 	if p == nil || path == "" {
 		return path
 	}
-	if r, err := filepath.Rel(p.root(), path); err == nil && !strings.HasPrefix(r, "..") {
+	if r, err := filepath.Rel(p.Root(), path); err == nil && !strings.HasPrefix(r, "..") {
 		return filepath.ToSlash(r)
 	}
 	return path
 }
 
-// goArgv is the user's go command with extra flags inserted right after
+// GoArgv is the user's go command with extra flags inserted right after
 // "go test" or "go run" (after a leading -C dir, which must stay first).
-func (p *pkgInfo) goArgv(extra ...string) []string {
-	argv := p.t.Argv
+func (p *Package) GoArgv(extra ...string) []string {
+	argv := p.Target.Argv
 	at := 2
 	if len(argv) > 2 && (argv[2] == "-C" || strings.HasPrefix(argv[2], "-C=") || strings.HasPrefix(argv[2], "--C=")) {
 		at = 3
@@ -112,10 +118,10 @@ func (p *pkgInfo) goArgv(extra ...string) []string {
 	return append(out, argv[at:]...)
 }
 
-// selectsTests reports whether the user's go test command runs only some
+// SelectsTests reports whether the user's go test command runs only some
 // of the package's tests (-run, -skip, -short, or test arguments).
-func (p *pkgInfo) selectsTests() bool {
-	for _, a := range p.spec.Args {
+func (p *Package) SelectsTests() bool {
+	for _, a := range p.Spec.Args {
 		if a == "-test.paniconexit0" {
 			continue
 		}
@@ -125,4 +131,16 @@ func (p *pkgInfo) selectsTests() bool {
 		}
 	}
 	return false
+}
+
+// TargetError is a target command line the agent cannot work with (for
+// example a prebuilt binary: there is no source package to re-test).
+type TargetError struct {
+	Argv   []string
+	Reason string
+}
+
+// Error names the target and the reason.
+func (e *TargetError) Error() string {
+	return fmt.Sprintf("target %q: %s", JoinArgs(e.Argv), e.Reason)
 }

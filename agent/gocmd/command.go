@@ -1,4 +1,4 @@
-package agent
+package gocmd
 
 import (
 	"bytes"
@@ -10,8 +10,8 @@ import (
 	"time"
 )
 
-// cmdResult is the outcome of one external command.
-type cmdResult struct {
+// Result is the outcome of one external command.
+type Result struct {
 	// Line is the command as a person would type it.
 	Line string
 	// Code is the exit code (-1 when it did not start or was killed).
@@ -22,21 +22,21 @@ type cmdResult struct {
 	Err      error
 }
 
-// ok reports whether the command ran and exited 0.
-func (r *cmdResult) ok() bool { return r.Err == nil && r.Code == 0 }
+// OK reports whether the command ran and exited 0.
+func (r *Result) OK() bool { return r.Err == nil && r.Code == 0 }
 
-// runCmd runs argv in dir with env added to adi's environment, bounded by
+// Run runs argv in dir with env added to adi's environment, bounded by
 // timeout, and collects its combined output. The command runs in its own
 // process group, which is killed when ctx ends or the time is up, so no
 // test binary outlives it.
-func runCmd(ctx context.Context, dir string, env []string, timeout time.Duration, argv ...string) *cmdResult {
-	return runCmdStdin(ctx, dir, env, "", timeout, argv...)
+func Run(ctx context.Context, dir string, env []string, timeout time.Duration, argv ...string) *Result {
+	return RunStdin(ctx, dir, env, "", timeout, argv...)
 }
 
-// runCmdStdin is runCmd with standard input read from the file stdin ("":
+// RunStdin is Run with standard input read from the file stdin ("":
 // empty input).
-func runCmdStdin(ctx context.Context, dir string, env []string, stdin string, timeout time.Duration, argv ...string) *cmdResult {
-	res := &cmdResult{Line: joinArgs(argv), Code: -1}
+func RunStdin(ctx context.Context, dir string, env []string, stdin string, timeout time.Duration, argv ...string) *Result {
+	res := &Result{Line: JoinArgs(argv), Code: -1}
 	if timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, timeout)
@@ -76,8 +76,8 @@ func runCmdStdin(ctx context.Context, dir string, env []string, stdin string, ti
 	return res
 }
 
-// joinArgs quotes a command line for display, as a shell would need it.
-func joinArgs(argv []string) string {
+// JoinArgs quotes a command line for display, as a shell would need it.
+func JoinArgs(argv []string) string {
 	parts := make([]string, len(argv))
 	for i, a := range argv {
 		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`*?[]{}()<>|&;#~") {
@@ -88,9 +88,9 @@ func joinArgs(argv []string) string {
 	return strings.Join(parts, " ")
 }
 
-// tail returns the last n lines of s (all of it when shorter), capped at
+// Tail returns the last n lines of s (all of it when shorter), capped at
 // max bytes, with a marker when something was cut.
-func tail(s string, n, max int) string {
+func Tail(s string, n, max int) string {
 	s = strings.TrimRight(s, "\n")
 	lines := strings.Split(s, "\n")
 	cut := false
