@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"github.com/adi-go/adi/agent/udiff"
+
 	"context"
 	"encoding/json"
 	"fmt"
@@ -139,7 +141,7 @@ func checkWellFormed(t *testing.T, lookup func(fid trace.FID) (*trace.Frame, boo
 		}
 	}
 	if d.Fix != "" {
-		if _, err := parsePatch(d.Fix); err != nil {
+		if _, err := udiff.Parse(d.Fix); err != nil {
 			t.Errorf("the fix is not a valid unified diff: %v\n%s", err, d.Fix)
 		}
 	}

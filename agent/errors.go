@@ -11,29 +11,6 @@ import (
 // there is nothing to diagnose.
 var ErrPassed = errors.New("the target passed: nothing to diagnose")
 
-// PatchError is a diff that cannot be applied: it does not parse, names a
-// file outside the module, or its context does not match the file.
-type PatchError struct {
-	// File is the file the failing hunk is for ("" when the diff as a whole
-	// is malformed).
-	File string
-	// Hunk is the 1-based number of the failing hunk in its file (0: none).
-	Hunk int
-	// Reason says what did not match.
-	Reason string
-}
-
-// Error says where the diff failed.
-func (e *PatchError) Error() string {
-	switch {
-	case e.File == "":
-		return "the diff does not apply: " + e.Reason
-	case e.Hunk == 0:
-		return fmt.Sprintf("the diff does not apply to %s: %s", e.File, e.Reason)
-	}
-	return fmt.Sprintf("the diff does not apply: hunk %d of %s: %s", e.Hunk, e.File, e.Reason)
-}
-
 // NotVerifiedError is returned by Apply for a fix whose verification did
 // not pass: adi writes only fixes that passed.
 type NotVerifiedError struct {

@@ -1,6 +1,13 @@
 package agent
 
 import (
+	"github.com/adi-go/adi/agent/udiff"
+
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
 	"github.com/adi-go/adi/agent/report"
 
 	"cmp"
@@ -90,4 +97,40 @@ func (f *finding) effective() int {
 		}
 	}
 	return s
+}
+
+// makeDiff applies the edits of f to the files they name and returns the
+// unified diff of the result, with paths relative to root.
+func makeDiff(root string, f fix) (string, error) {
+	byFile := map[string][]edit{}
+	var files []string
+	for _, e := range f.edits {
+		if _, ok := byFile[e.file]; !ok {
+			files = append(files, e.file)
+		}
+		byFile[e.file] = append(byFile[e.file], e)
+	}
+	slices.Sort(files)
+	var out strings.Builder
+	for _, file := range files {
+		old, err := os.ReadFile(file)
+		if err != nil {
+			return "", err
+		}
+		edits := byFile[file]
+		slices.SortFunc(edits, func(a, b edit) int { return b.start - a.start })
+		text := string(old)
+		for i, e := range edits {
+			if e.start < 0 || e.end > len(text) || e.start > e.end || (i > 0 && e.end > edits[i-1].start) {
+				return "", fmt.Errorf("internal error: bad edit [%d,%d) of %s", e.start, e.end, file)
+			}
+			text = text[:e.start] + e.text + text[e.end:]
+		}
+		rel := file
+		if r, err := filepath.Rel(root, file); err == nil && !strings.HasPrefix(r, "..") {
+			rel = filepath.ToSlash(r)
+		}
+		out.WriteString(udiff.Unified(rel, string(old), text))
+	}
+	return out.String(), nil
 }

@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"github.com/adi-go/adi/agent/udiff"
+
 	"github.com/adi-go/adi/agent/gocmd"
 
 	"github.com/adi-go/adi/agent/report"
@@ -41,32 +43,32 @@ func Verify(ctx context.Context, t gocmd.Target, diff string, o VerifyOptions) (
 // patched applies diff to the files under root and returns their new
 // contents by absolute path ("" content with deleted set for a removal).
 func patched(root, diff string) (map[string]string, map[string]bool, error) {
-	fps, err := parsePatch(diff)
+	fps, err := udiff.Parse(diff)
 	if err != nil {
 		return nil, nil, err
 	}
 	out, deleted := map[string]string{}, map[string]bool{}
 	for i := range fps {
 		fp := &fps[i]
-		rel, err := cleanRel(fp.path())
+		rel, err := udiff.CleanRel(fp.Path())
 		if err != nil {
-			return nil, nil, &PatchError{File: fp.path(), Reason: err.Error()}
+			return nil, nil, &udiff.PatchError{File: fp.Path(), Reason: err.Error()}
 		}
 		abs := filepath.Join(root, filepath.FromSlash(rel))
 		old, seen := out[abs]
-		if !seen && fp.oldPath != devNull {
+		if !seen && fp.OldPath != udiff.DevNull {
 			b, err := os.ReadFile(abs)
 			if err != nil {
-				return nil, nil, &PatchError{File: rel, Reason: err.Error()}
+				return nil, nil, &udiff.PatchError{File: rel, Reason: err.Error()}
 			}
 			old = string(b)
 		}
-		text, err := fp.apply(old)
+		text, err := fp.Apply(old)
 		if err != nil {
 			return nil, nil, err
 		}
 		out[abs] = text
-		deleted[abs] = fp.newPath == devNull
+		deleted[abs] = fp.NewPath == udiff.DevNull
 	}
 	return out, deleted, nil
 }

@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"github.com/adi-go/adi/agent/udiff"
+
 	"context"
 	"errors"
 	"os"
@@ -174,7 +176,7 @@ func TestApply(t *testing.T) {
 		t.Errorf("the package's tests fail after Apply: %v\n%s", err, out)
 	}
 	// Applying again: the diff no longer applies.
-	var pe *PatchError
+	var pe *udiff.PatchError
 	if _, err := Apply(context.Background(), target, &report.Diagnosis{Fix: correctDiff, Verification: v}); !errors.As(err, &pe) {
 		t.Errorf("second Apply: %v, want a PatchError", err)
 	}

@@ -1,4 +1,4 @@
-package agent
+package udiff
 
 import (
 	"fmt"
@@ -7,11 +7,11 @@ import (
 	"strings"
 )
 
-// filePatch is the part of a unified diff for one file.
-type filePatch struct {
-	// oldPath and newPath are as written, without a/ and b/ prefixes;
+// FilePatch is the part of a unified diff for one file.
+type FilePatch struct {
+	// OldPath and NewPath are as written, without a/ and b/ prefixes;
 	// "/dev/null" for a created or deleted file.
-	oldPath, newPath string
+	OldPath, NewPath string
 	hunks            []hunk
 }
 
@@ -29,40 +29,40 @@ type hunkLine struct {
 	noEOL bool
 }
 
-// devNull names a missing side of a created or deleted file.
-const devNull = "/dev/null"
+// DevNull names a missing side of a created or deleted file.
+const DevNull = "/dev/null"
 
-// path returns the file the patch changes.
-func (fp *filePatch) path() string {
-	if fp.newPath != devNull {
-		return fp.newPath
+// Path returns the file the patch changes.
+func (fp *FilePatch) Path() string {
+	if fp.NewPath != DevNull {
+		return fp.NewPath
 	}
-	return fp.oldPath
+	return fp.OldPath
 }
 
-// parsePatch reads a unified diff (as written by diff -u, git diff or
+// Parse reads a unified diff (as written by diff -u, git diff or
 // adi). Text before the first "---" and git's extended headers are
 // skipped.
-func parsePatch(diff string) ([]filePatch, error) {
+func Parse(diff string) ([]FilePatch, error) {
 	lines := strings.Split(strings.ReplaceAll(diff, "\r\n", "\n"), "\n")
-	var out []filePatch
+	var out []FilePatch
 	for i := 0; i < len(lines); {
 		if !strings.HasPrefix(lines[i], "--- ") || i+1 >= len(lines) || !strings.HasPrefix(lines[i+1], "+++ ") {
 			i++
 			continue
 		}
-		fp := filePatch{oldPath: patchPath(lines[i][4:]), newPath: patchPath(lines[i+1][4:])}
+		fp := FilePatch{OldPath: patchPath(lines[i][4:]), NewPath: patchPath(lines[i+1][4:])}
 		i += 2
 		for i < len(lines) && strings.HasPrefix(lines[i], "@@ ") {
 			h, next, err := parseHunk(lines, i)
 			if err != nil {
-				return nil, &PatchError{File: fp.path(), Hunk: len(fp.hunks) + 1, Reason: err.Error()}
+				return nil, &PatchError{File: fp.Path(), Hunk: len(fp.hunks) + 1, Reason: err.Error()}
 			}
 			fp.hunks = append(fp.hunks, h)
 			i = next
 		}
 		if len(fp.hunks) == 0 {
-			return nil, &PatchError{File: fp.path(), Reason: "no @@ hunk follows the file header"}
+			return nil, &PatchError{File: fp.Path(), Reason: "no @@ hunk follows the file header"}
 		}
 		out = append(out, fp)
 	}
@@ -78,7 +78,7 @@ func patchPath(p string) string {
 		p = p[:i]
 	}
 	p = strings.TrimSpace(p)
-	if p == devNull {
+	if p == DevNull {
 		return p
 	}
 	if u, err := strconv.Unquote(p); err == nil {
@@ -169,10 +169,10 @@ func parseRange(s string) (start, n int, err error) {
 // header says and still apply.
 const maxFuzz = 200
 
-// apply applies fp to the old content of its file. The context and
+// Apply applies fp to the old content of its file. The context and
 // removed lines must match exactly; a hunk may be found up to maxFuzz
 // lines away from its stated position.
-func (fp *filePatch) apply(old string) (string, error) {
+func (fp *FilePatch) Apply(old string) (string, error) {
 	lines, noEOL := splitLines(old)
 	var out []string
 	outNoEOL := false
@@ -203,7 +203,7 @@ func (fp *filePatch) apply(old string) (string, error) {
 			}
 		}
 		if found < 0 {
-			return "", &PatchError{File: fp.path(), Hunk: hi + 1, Reason: mismatch(lines, at, want)}
+			return "", &PatchError{File: fp.Path(), Hunk: hi + 1, Reason: mismatch(lines, at, want)}
 		}
 		out = append(out, lines[pos:found]...)
 		out = append(out, repl...)
@@ -253,12 +253,35 @@ func mismatch(lines []string, at int, want []string) string {
 	return "its lines were not found"
 }
 
-// cleanRel checks that a patch path is relative and stays inside the
+// CleanRel checks that a patch path is relative and stays inside the
 // module.
-func cleanRel(p string) (string, error) {
+func CleanRel(p string) (string, error) {
 	c := path.Clean(p)
 	if path.IsAbs(c) || c == ".." || strings.HasPrefix(c, "../") || c == "." {
 		return "", fmt.Errorf("path %q is not inside the module", p)
 	}
 	return c, nil
+}
+
+// PatchError is a diff that cannot be applied: it does not parse, names a
+// file outside the module, or its context does not match the file.
+type PatchError struct {
+	// File is the file the failing hunk is for ("" when the diff as a whole
+	// is malformed).
+	File string
+	// Hunk is the 1-based number of the failing hunk in its file (0: none).
+	Hunk int
+	// Reason says what did not match.
+	Reason string
+}
+
+// Error says where the diff failed.
+func (e *PatchError) Error() string {
+	switch {
+	case e.File == "":
+		return "the diff does not apply: " + e.Reason
+	case e.Hunk == 0:
+		return fmt.Sprintf("the diff does not apply to %s: %s", e.File, e.Reason)
+	}
+	return fmt.Sprintf("the diff does not apply: hunk %d of %s: %s", e.Hunk, e.File, e.Reason)
 }

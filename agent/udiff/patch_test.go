@@ -1,4 +1,4 @@
-package agent
+package udiff
 
 import (
 	"errors"
@@ -40,15 +40,15 @@ func TestDiffRoundTrip(t *testing.T) {
 	git, _ := exec.LookPath("git")
 	for _, tc := range diffCases {
 		t.Run(tc.name, func(t *testing.T) {
-			diff := unifiedDiff("dir/f.go", tc.old, tc.new)
-			fps, err := parsePatch(diff)
+			diff := Unified("dir/f.go", tc.old, tc.new)
+			fps, err := Parse(diff)
 			if err != nil {
-				t.Fatalf("parsePatch: %v\n%s", err, diff)
+				t.Fatalf("Parse: %v\n%s", err, diff)
 			}
-			if len(fps) != 1 || fps[0].path() != "dir/f.go" {
+			if len(fps) != 1 || fps[0].Path() != "dir/f.go" {
 				t.Fatalf("parsed %d files (%v), want dir/f.go", len(fps), fps)
 			}
-			got, err := fps[0].apply(tc.old)
+			got, err := fps[0].Apply(tc.old)
 			if err != nil {
 				t.Fatalf("apply: %v\n%s", err, diff)
 			}
@@ -77,7 +77,7 @@ func TestDiffRoundTrip(t *testing.T) {
 
 // TestDiffFormat pins the exact output for a one-line change.
 func TestDiffFormat(t *testing.T) {
-	got := unifiedDiff("a.go", numbered(20), strings.Replace(numbered(20), "line 10\n", "line ten\n", 1))
+	got := Unified("a.go", numbered(20), strings.Replace(numbered(20), "line 10\n", "line ten\n", 1))
 	want := `--- a/a.go
 +++ b/a.go
 @@ -7,7 +7,7 @@
@@ -99,13 +99,13 @@ func TestDiffFormat(t *testing.T) {
 // it) still applies where its context matches.
 func TestPatchMoved(t *testing.T) {
 	old := numbered(30)
-	diff := unifiedDiff("f", old, strings.Replace(old, "line 20\n", "twenty\n", 1))
+	diff := Unified("f", old, strings.Replace(old, "line 20\n", "twenty\n", 1))
 	moved := "new 1\nnew 2\nnew 3\n" + old
-	fps, err := parsePatch(diff)
+	fps, err := Parse(diff)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := fps[0].apply(moved)
+	got, err := fps[0].Apply(moved)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,9 +127,9 @@ func TestPatchErrors(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			var pe *PatchError
-			fps, err := parsePatch(tc.diff)
+			fps, err := Parse(tc.diff)
 			if err == nil {
-				_, err = fps[0].apply(numbered(5))
+				_, err = fps[0].Apply(numbered(5))
 			}
 			if !errors.As(err, &pe) {
 				t.Fatalf("error %v, want a PatchError", err)
@@ -144,8 +144,8 @@ func TestPatchErrors(t *testing.T) {
 // TestCleanRel keeps patch paths inside the module.
 func TestCleanRel(t *testing.T) {
 	for p, ok := range map[string]bool{"a/b.go": true, "./a.go": true, "../a.go": false, "/etc/passwd": false, "a/../../b": false, ".": false} {
-		if _, err := cleanRel(p); (err == nil) != ok {
-			t.Errorf("cleanRel(%q) error %v, want ok=%v", p, err, ok)
+		if _, err := CleanRel(p); (err == nil) != ok {
+			t.Errorf("CleanRel(%q) error %v, want ok=%v", p, err, ok)
 		}
 	}
 }

@@ -1,55 +1,18 @@
-package agent
+// Package udiff writes and reads unified diffs: Unified makes one from a
+// file's old and new text (Myers' algorithm), Parse reads one back (as
+// written by diff -u, git diff, adi or a model) and FilePatch.Apply applies
+// it with a little fuzz, so that any diff, the offline diagnoser's or a
+// model's, is verified and applied the same way.
+package udiff
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 )
 
-// Unified diffs: made from a fix's edits (makeDiff) and read back
-// (parsePatch, patch.go) so that any diff, ours or a model's, is verified
-// the same way.
-
 // diffContext is the number of unchanged lines around each change.
 const diffContext = 3
-
-// makeDiff applies the edits of f to the files they name and returns the
-// unified diff of the result, with paths relative to root.
-func makeDiff(root string, f fix) (string, error) {
-	byFile := map[string][]edit{}
-	var files []string
-	for _, e := range f.edits {
-		if _, ok := byFile[e.file]; !ok {
-			files = append(files, e.file)
-		}
-		byFile[e.file] = append(byFile[e.file], e)
-	}
-	slices.Sort(files)
-	var out strings.Builder
-	for _, file := range files {
-		old, err := os.ReadFile(file)
-		if err != nil {
-			return "", err
-		}
-		edits := byFile[file]
-		slices.SortFunc(edits, func(a, b edit) int { return b.start - a.start })
-		text := string(old)
-		for i, e := range edits {
-			if e.start < 0 || e.end > len(text) || e.start > e.end || (i > 0 && e.end > edits[i-1].start) {
-				return "", fmt.Errorf("internal error: bad edit [%d,%d) of %s", e.start, e.end, file)
-			}
-			text = text[:e.start] + e.text + text[e.end:]
-		}
-		rel := file
-		if r, err := filepath.Rel(root, file); err == nil && !strings.HasPrefix(r, "..") {
-			rel = filepath.ToSlash(r)
-		}
-		out.WriteString(unifiedDiff(rel, string(old), text))
-	}
-	return out.String(), nil
-}
 
 // splitLines splits text into lines without their newlines; noEOL says the
 // last line had none.
@@ -86,9 +49,9 @@ type diffOp struct {
 	a, b int
 }
 
-// unifiedDiff returns the unified diff between old and new for the file
+// Unified returns the unified diff between old and new for the file
 // at path (relative, shown as a/path and b/path); "" when they are equal.
-func unifiedDiff(path, old, new string) string {
+func Unified(path, old, new string) string {
 	if old == new {
 		return ""
 	}
