@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adi-go/adi/agent/agenttest"
 	"github.com/adi-go/adi/agent/report"
 	"github.com/adi-go/adi/engine"
 )
@@ -19,7 +20,7 @@ import (
 func BenchmarkDiagnose(b *testing.B) {
 	for _, tc := range fixtureCases {
 		b.Run(tc.name, func(b *testing.B) {
-			s, target := open(b, tc.argv...)
+			s, target := agenttest.Record(b, tc.argv...)
 			var d *report.Diagnosis
 			for b.Loop() {
 				fresh := engine.NewSession(s.Recording(), s.Program(), engine.DefaultLimits, 2*time.Minute)

@@ -1,8 +1,6 @@
 package agent
 
 import (
-	"github.com/adi-go/adi/agent/gocmd"
-
 	"bufio"
 	"context"
 	"fmt"
@@ -13,6 +11,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/adi-go/adi/agent/gocmd"
 )
 
 // unit is one scored test run: a top-level test without subtests, or one

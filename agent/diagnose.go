@@ -1,12 +1,6 @@
 package agent
 
 import (
-	"github.com/adi-go/adi/agent/gocmd"
-
-	"github.com/adi-go/adi/agent/report"
-
-	"github.com/adi-go/adi/agent/syntax"
-
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +8,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/adi-go/adi/agent/gocmd"
+	"github.com/adi-go/adi/agent/report"
+	"github.com/adi-go/adi/agent/syntax"
 	"github.com/adi-go/adi/engine/trace"
 )
 

@@ -1,8 +1,6 @@
 package agent
 
 import (
-	"github.com/adi-go/adi/agent/udiff"
-
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,8 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/adi-go/adi/agent/agenttest"
 	"github.com/adi-go/adi/agent/report"
 	"github.com/adi-go/adi/agent/syntax"
+	"github.com/adi-go/adi/agent/udiff"
 	"github.com/adi-go/adi/engine/trace"
 )
 
@@ -60,15 +60,15 @@ func TestDiagnoseFixtures(t *testing.T) {
 	}
 	for _, tc := range fixtureCases {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := filepath.Join(repoRoot(t), "testdata", tc.name)
-			before := hashTree(t, dir)
-			s, target := open(t, tc.argv...)
+			dir := filepath.Join(agenttest.RepoRoot(t), "testdata", tc.name)
+			before := agenttest.HashTree(t, dir)
+			s, target := agenttest.Record(t, tc.argv...)
 			d, err := Diagnose(context.Background(), s, Options{Target: target})
 			if err != nil {
 				t.Fatalf("Diagnose: %v", err)
 			}
 			t.Logf("%s\n%s", strings.Join(tc.argv, " "), d.Text())
-			sameTree(t, dir, before)
+			agenttest.SameTree(t, dir, before)
 			checkWellFormed(t, s.Recording().Lookup, d)
 
 			found := d.RootCause.File == tc.file && d.RootCause.Line == tc.line
@@ -159,7 +159,7 @@ func hasEvidenceAt(d *report.Diagnosis, file string, line int) bool {
 
 // TestDiagnosePassed: a run that passes has nothing to diagnose.
 func TestDiagnosePassed(t *testing.T) {
-	s, target := open(t, "go", "run", "./testdata/fib", "5")
+	s, target := agenttest.Record(t, "go", "run", "./testdata/fib", "5")
 	_, err := Diagnose(context.Background(), s, Options{Target: target})
 	if !IsPassed(err) {
 		t.Fatalf("Diagnose of a passing run: %v, want ErrPassed", err)
@@ -173,7 +173,7 @@ func TestDiagnosePassed(t *testing.T) {
 // target command line it still traces the panic (no spectrum, no
 // verification, and the diagnosis says so).
 func TestDiagnoseNoVerify(t *testing.T) {
-	s, target := open(t, "go", "run", "./testdata/nilmap")
+	s, target := agenttest.Record(t, "go", "run", "./testdata/nilmap")
 	d, err := Diagnose(context.Background(), s, Options{Target: target, NoVerify: true})
 	if err != nil {
 		t.Fatal(err)

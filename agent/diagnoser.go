@@ -1,17 +1,15 @@
 package agent
 
 import (
-	"github.com/adi-go/adi/agent/gocmd"
-
-	"github.com/adi-go/adi/agent/report"
-	"github.com/adi-go/adi/agent/syntax"
-
 	"context"
 	"fmt"
 	"go/ast"
 	"strings"
 	"time"
 
+	"github.com/adi-go/adi/agent/gocmd"
+	"github.com/adi-go/adi/agent/report"
+	"github.com/adi-go/adi/agent/syntax"
 	"github.com/adi-go/adi/engine/trace"
 )
 

@@ -1,14 +1,13 @@
 package agent
 
 import (
-	"github.com/adi-go/adi/agent/report"
-
 	"context"
 	"fmt"
 	"path/filepath"
 	"regexp"
 	"strings"
 
+	"github.com/adi-go/adi/agent/report"
 	"github.com/adi-go/adi/agent/syntax"
 	"github.com/adi-go/adi/engine/trace"
 )

@@ -1,10 +1,6 @@
 package agent
 
 import (
-	"github.com/adi-go/adi/agent/report"
-
-	"github.com/adi-go/adi/agent/syntax"
-
 	"context"
 	"fmt"
 	"go/ast"
@@ -15,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/adi-go/adi/agent/report"
+	"github.com/adi-go/adi/agent/syntax"
 	"github.com/adi-go/adi/engine/trace"
 )
 

@@ -1,18 +1,15 @@
 package agent
 
 import (
-	"github.com/adi-go/adi/agent/udiff"
-
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/adi-go/adi/agent/report"
-
-	"cmp"
-	"slices"
-
+	"github.com/adi-go/adi/agent/udiff"
 	"github.com/adi-go/adi/engine/trace"
 )
 

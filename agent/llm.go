@@ -32,11 +32,6 @@
 package agent
 
 import (
-	"github.com/adi-go/adi/agent/gocmd"
-	"github.com/adi-go/adi/agent/report"
-
-	"github.com/adi-go/adi/agent/syntax"
-
 	"context"
 	"encoding/json"
 	"errors"
@@ -48,6 +43,9 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/adi-go/adi/agent/gocmd"
+	"github.com/adi-go/adi/agent/report"
+	"github.com/adi-go/adi/agent/syntax"
 	"github.com/adi-go/adi/engine"
 )
 

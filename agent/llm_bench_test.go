@@ -3,6 +3,8 @@ package agent
 import (
 	"context"
 	"testing"
+
+	"github.com/adi-go/adi/agent/agenttest"
 )
 
 // BenchmarkFirstMessage measures the LLM agent's first request for every
@@ -17,7 +19,7 @@ func BenchmarkFirstMessage(b *testing.B) {
 	ctx := context.Background()
 	for _, tc := range fixtureCases {
 		b.Run(tc.name, func(b *testing.B) {
-			s, target := open(b, tc.argv...)
+			s, target := agenttest.Record(b, tc.argv...)
 			hints, err := Diagnose(ctx, s, Options{Target: target})
 			if err != nil {
 				b.Fatal(err)

@@ -1,9 +1,6 @@
 package agent
 
 import (
-	"github.com/adi-go/adi/agent/gocmd"
-	"github.com/adi-go/adi/agent/report"
-
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,7 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adi-go/adi/agent/agenttest"
+	"github.com/adi-go/adi/agent/gocmd"
 	"github.com/adi-go/adi/agent/llmtest"
+	"github.com/adi-go/adi/agent/report"
 	"github.com/adi-go/adi/engine"
 )
 
@@ -44,7 +44,7 @@ func (fx *llmFixture) session() (*engine.Session, gocmd.Target, *report.Diagnosi
 //
 //	go test ./agent -run TestLLM/Diagnosis
 func TestLLM(t *testing.T) {
-	s, target := open(t, nilmapArgv...)
+	s, target := agenttest.Record(t, nilmapArgv...)
 	hints, err := Diagnose(context.Background(), s, Options{Target: target})
 	if err != nil {
 		t.Fatalf("offline diagnosis: %v", err)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adi-go/adi/agent/agenttest"
 	"github.com/adi-go/adi/agent/gocmd"
 	"github.com/adi-go/adi/agent/report"
 	"github.com/adi-go/adi/engine"
@@ -106,7 +107,7 @@ func TestAreaOK(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := writeModule(t, tc.files)
-			before := hashTree(t, dir)
+			before := agenttest.HashTree(t, dir)
 			argv := []string{"go", "test", "."}
 			s, err := engine.Open(context.Background(), argv, dir, engine.Options{Timeout: 2 * time.Minute})
 			if err != nil {
@@ -119,7 +120,7 @@ func TestAreaOK(t *testing.T) {
 			}
 			t.Log(d.Text())
 			checkWellFormed(t, s.Recording().Lookup, d)
-			sameTree(t, dir, before)
+			agenttest.SameTree(t, dir, before)
 			if d.RootCause.Line != tc.line || d.Method != tc.method {
 				t.Errorf("root cause line %d by %s, want line %d by %s", d.RootCause.Line, d.Method, tc.line, tc.method)
 			}

@@ -1,12 +1,11 @@
 package agent
 
 import (
-	"github.com/adi-go/adi/agent/gocmd"
-
 	"context"
 	"fmt"
 	"strings"
 
+	"github.com/adi-go/adi/agent/gocmd"
 	"github.com/adi-go/adi/agent/report"
 	"github.com/adi-go/adi/agent/syntax"
 	"github.com/adi-go/adi/engine"

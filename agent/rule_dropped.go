@@ -1,8 +1,6 @@
 package agent
 
 import (
-	"github.com/adi-go/adi/agent/report"
-
 	"context"
 	"fmt"
 	"go/ast"
@@ -11,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/adi-go/adi/agent/report"
 	"github.com/adi-go/adi/agent/syntax"
 	"github.com/adi-go/adi/engine/trace"
 )

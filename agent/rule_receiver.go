@@ -1,14 +1,12 @@
 package agent
 
 import (
-	"github.com/adi-go/adi/agent/report"
-
-	"github.com/adi-go/adi/agent/syntax"
-
 	"context"
 	"fmt"
 	"go/ast"
 
+	"github.com/adi-go/adi/agent/report"
+	"github.com/adi-go/adi/agent/syntax"
 	"github.com/adi-go/adi/engine/trace"
 )
 

@@ -1,12 +1,6 @@
 package agent
 
 import (
-	"github.com/adi-go/adi/agent/udiff"
-
-	"github.com/adi-go/adi/agent/gocmd"
-
-	"github.com/adi-go/adi/agent/report"
-
 	"context"
 	"encoding/json"
 	"fmt"
@@ -14,6 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/adi-go/adi/agent/gocmd"
+	"github.com/adi-go/adi/agent/report"
+	"github.com/adi-go/adi/agent/udiff"
 )
 
 // VerifyOptions configure Verify.

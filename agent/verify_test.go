@@ -1,8 +1,6 @@
 package agent
 
 import (
-	"github.com/adi-go/adi/agent/udiff"
-
 	"context"
 	"errors"
 	"os"
@@ -11,8 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/adi-go/adi/agent/agenttest"
 	"github.com/adi-go/adi/agent/gocmd"
 	"github.com/adi-go/adi/agent/report"
+	"github.com/adi-go/adi/agent/udiff"
 )
 
 // offbyoneTarget is the failing test of testdata/offbyone.
@@ -75,9 +75,9 @@ const (
 // apply or does not build is reported as such, and the user's files stay
 // byte-identical throughout.
 func TestVerify(t *testing.T) {
-	root := repoRoot(t)
+	root := agenttest.RepoRoot(t)
 	dir := filepath.Join(root, "testdata", "offbyone")
-	before := hashTree(t, dir)
+	before := agenttest.HashTree(t, dir)
 	target := gocmd.Target{Argv: offbyoneTarget, Dir: root}
 	cases := []struct {
 		name, diff string
@@ -112,7 +112,7 @@ func TestVerify(t *testing.T) {
 					}
 				}
 			}
-			sameTree(t, dir, before)
+			agenttest.SameTree(t, dir, before)
 		})
 	}
 }
@@ -121,7 +121,7 @@ func TestVerify(t *testing.T) {
 // of its own.
 func TestApply(t *testing.T) {
 	mod := t.TempDir()
-	src := filepath.Join(repoRoot(t), "testdata", "offbyone")
+	src := filepath.Join(agenttest.RepoRoot(t), "testdata", "offbyone")
 	for _, f := range []string{"offbyone.go", "offbyone_test.go"} {
 		b, err := os.ReadFile(filepath.Join(src, f))
 		if err != nil {

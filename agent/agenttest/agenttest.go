@@ -1,8 +1,9 @@
-package agent
+// Package agenttest is test support for the packages under agent/: it
+// records a target of the repository's testdata with the real engine and
+// checks that diagnosing and verifying leave the user's files untouched.
+package agenttest
 
 import (
-	"github.com/adi-go/adi/agent/gocmd"
-
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -13,22 +14,23 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adi-go/adi/agent/gocmd"
 	"github.com/adi-go/adi/engine"
 )
 
-// repoRoot is the module's root directory.
-func repoRoot(t testing.TB) string {
+// RepoRoot is the module's root directory.
+func RepoRoot(t testing.TB) string {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Dir(filepath.Dir(file))
+	return filepath.Dir(filepath.Dir(filepath.Dir(file)))
 }
 
-// open records argv (relative to the repository root) and returns the
+// Record records argv (relative to the repository root) and returns the
 // session and the target to diagnose; the session is closed when the test
 // ends.
-func open(t testing.TB, argv ...string) (*engine.Session, gocmd.Target) {
+func Record(t testing.TB, argv ...string) (*engine.Session, gocmd.Target) {
 	t.Helper()
-	root := repoRoot(t)
+	root := RepoRoot(t)
 	s, err := engine.Open(context.Background(), argv, root, engine.Options{Timeout: 2 * time.Minute})
 	if err != nil {
 		t.Fatalf("recording %v: %v", argv, err)
@@ -37,8 +39,8 @@ func open(t testing.TB, argv ...string) (*engine.Session, gocmd.Target) {
 	return s, gocmd.Target{Argv: argv, Dir: root}
 }
 
-// hashTree returns the SHA-256 of every file under dir, by path.
-func hashTree(t testing.TB, dir string) map[string]string {
+// HashTree returns the SHA-256 of every file under dir, by path.
+func HashTree(t testing.TB, dir string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -59,10 +61,10 @@ func hashTree(t testing.TB, dir string) map[string]string {
 	return out
 }
 
-// sameTree fails the test when the files under dir changed since before.
-func sameTree(t testing.TB, dir string, before map[string]string) {
+// SameTree fails the test when the files under dir changed since before.
+func SameTree(t testing.TB, dir string, before map[string]string) {
 	t.Helper()
-	after := hashTree(t, dir)
+	after := HashTree(t, dir)
 	for p, h := range before {
 		if after[p] != h {
 			t.Errorf("%s changed (or disappeared): the user's files must stay byte-identical", p)
