@@ -11,6 +11,7 @@ import (
 	"github.com/adi-go/adi/agent/gocmd"
 	"github.com/adi-go/adi/agent/report"
 	"github.com/adi-go/adi/agent/syntax"
+	"github.com/adi-go/adi/agent/verify"
 	"github.com/adi-go/adi/engine/trace"
 )
 
@@ -177,7 +178,7 @@ func (d *diagnoser) verifyFindings(ctx context.Context, findings []*finding) {
 			default:
 				budget--
 				d.opts.Log("adi: verifying the fix %s", fx.desc)
-				f.verification = verifyIn(ctx, d.pkg, diff, VerifyOptions{Timeout: d.opts.CommandTimeout, Stdin: d.stdin(), Log: d.opts.Log})
+				f.verification = verify.FixIn(ctx, d.pkg, diff, verify.Options{Timeout: d.opts.CommandTimeout, Stdin: d.stdin(), Log: d.opts.Log})
 			}
 			if f.verification.Status == report.Passed || d.opts.NoVerify || d.pkg == nil {
 				break

@@ -46,6 +46,7 @@ import (
 	"github.com/adi-go/adi/agent/gocmd"
 	"github.com/adi-go/adi/agent/report"
 	"github.com/adi-go/adi/agent/syntax"
+	"github.com/adi-go/adi/agent/verify"
 	"github.com/adi-go/adi/engine"
 )
 
@@ -574,7 +575,7 @@ func (c *Conversation) finish(a *ask, args string) (string, error) {
 		a.done = true
 	default:
 		c.opts.Log("adi: verifying the model's fix")
-		d.Verification = verifyIn(a.ctx, c.pkg, d.Fix, VerifyOptions{Timeout: c.opts.CommandTimeout, Stdin: c.stdin(), Log: c.opts.Log})
+		d.Verification = verify.FixIn(a.ctx, c.pkg, d.Fix, verify.Options{Timeout: c.opts.CommandTimeout, Stdin: c.stdin(), Log: c.opts.Log})
 		v := d.Verification
 		head += fmt.Sprintf("; verification of the fix: %s", v.Status)
 		switch {

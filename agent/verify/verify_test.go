@@ -1,4 +1,4 @@
-package agent
+package verify
 
 import (
 	"context"
@@ -93,7 +93,7 @@ func TestVerify(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			v, err := Verify(context.Background(), target, tc.diff, VerifyOptions{})
+			v, err := Fix(context.Background(), target, tc.diff, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -141,7 +141,7 @@ func TestApply(t *testing.T) {
 	if _, err := Apply(context.Background(), target, &report.Diagnosis{Fix: correctDiff}); !errors.As(err, &nv) {
 		t.Errorf("Apply of an unverified fix: %v, want a NotVerifiedError", err)
 	}
-	v, err := Verify(context.Background(), target, wrongDiff, VerifyOptions{})
+	v, err := Fix(context.Background(), target, wrongDiff, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,9 +152,9 @@ func TestApply(t *testing.T) {
 		t.Fatal("a refused Apply changed the file")
 	}
 
-	v, err = Verify(context.Background(), target, correctDiff, VerifyOptions{})
+	v, err = Fix(context.Background(), target, correctDiff, Options{})
 	if err != nil || v.Status != report.Passed {
-		t.Fatalf("Verify: %v, %+v", err, v)
+		t.Fatalf("Fix: %v, %+v", err, v)
 	}
 	files, err := Apply(context.Background(), target, &report.Diagnosis{Fix: correctDiff, Verification: v})
 	if err != nil {

@@ -1,4 +1,9 @@
-package agent
+// Package verify checks a proposed fix by re-running: the diff is applied
+// to overlay copies of the files it changes (go build -overlay), the
+// target's command and the rest of its package's tests are re-run, and the
+// outcome is a report.Verification. The user's files change only through
+// Apply, and only for a fix whose verification passed.
+package verify
 
 import (
 	"context"
@@ -14,8 +19,8 @@ import (
 	"github.com/adi-go/adi/agent/udiff"
 )
 
-// VerifyOptions configure Verify.
-type VerifyOptions struct {
+// Options configure Fix and FixIn.
+type Options struct {
 	// Timeout bounds each go command (default 3m).
 	Timeout time.Duration
 	// Stdin is the file a go run target reads as standard input.
@@ -24,18 +29,18 @@ type VerifyOptions struct {
 	Log func(format string, args ...any)
 }
 
-// Verify checks a fix the way AgentDebugX reruns a repaired run: it applies
+// Fix checks a fix the way AgentDebugX reruns a repaired run: it applies
 // diff (unified, paths relative to the module root) to copies of the files
 // it changes, builds through go's -overlay flag so that the user's files are
 // never touched, re-runs the target's command and then the rest of its
 // package's tests. The error is for a target that cannot be resolved; a
 // diff that does not apply or does not build is a Verification status.
-func Verify(ctx context.Context, t gocmd.Target, diff string, o VerifyOptions) (*report.Verification, error) {
+func Fix(ctx context.Context, t gocmd.Target, diff string, o Options) (*report.Verification, error) {
 	pkg, err := gocmd.Resolve(ctx, t)
 	if err != nil {
 		return nil, err
 	}
-	return verifyIn(ctx, pkg, diff, o), nil
+	return FixIn(ctx, pkg, diff, o), nil
 }
 
 // patched applies diff to the files under root and returns their new
@@ -71,8 +76,8 @@ func patched(root, diff string) (map[string]string, map[string]bool, error) {
 	return out, deleted, nil
 }
 
-// verifyIn is Verify for a resolved package.
-func verifyIn(ctx context.Context, pkg *gocmd.Package, diff string, o VerifyOptions) *report.Verification {
+// FixIn is Fix for a resolved package.
+func FixIn(ctx context.Context, pkg *gocmd.Package, diff string, o Options) *report.Verification {
 	if o.Timeout <= 0 {
 		o.Timeout = 3 * time.Minute
 	}
@@ -239,4 +244,33 @@ func applyDiff(root, diff string) ([]string, error) {
 		changed = append(changed, abs)
 	}
 	return changed, nil
+}
+
+// NotVerifiedError is returned by Apply for a fix whose verification did
+// not pass: adi writes only fixes that passed.
+type NotVerifiedError struct {
+	Status report.Status
+}
+
+// Error says why the fix was not applied.
+func (e *NotVerifiedError) Error() string {
+	if e.Status == "" || e.Status == report.NotRun {
+		return "the fix was not verified; adi applies only fixes that passed verification"
+	}
+	return fmt.Sprintf("the fix's verification %s; adi applies only fixes that passed", statusPhrase(e.Status))
+}
+
+// statusPhrase says a verification status in words.
+func statusPhrase(s report.Status) string {
+	switch s {
+	case report.Passed:
+		return "passed"
+	case report.Failed:
+		return "failed"
+	case report.DoesNotApply:
+		return "found that the diff does not apply"
+	case report.DoesNotBuild:
+		return "found that the fixed code does not build"
+	}
+	return "was not run"
 }
