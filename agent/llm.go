@@ -44,6 +44,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/adi-go/adi/agent/gocmd"
+	"github.com/adi-go/adi/agent/offline"
 	"github.com/adi-go/adi/agent/report"
 	"github.com/adi-go/adi/agent/syntax"
 	"github.com/adi-go/adi/agent/verify"
@@ -55,7 +56,7 @@ import (
 type Conversation struct {
 	dbg    Debugger
 	cfg    LLMConfig
-	opts   Options
+	opts   offline.Options
 	client *chatClient
 	red    *redactor
 	src    *syntax.Cache
@@ -84,7 +85,7 @@ type Conversation struct {
 // asks the model for its diagnosis (Ask with no question). The conversation
 // is returned whenever it could be set up, even with an Ask error, so that
 // a caller can fall back to its Hints; its Diagnosis is the answer.
-func Converse(ctx context.Context, dbg Debugger, cfg LLMConfig, opts Options, emit report.Emit) (*Conversation, error) {
+func Converse(ctx context.Context, dbg Debugger, cfg LLMConfig, opts offline.Options, emit report.Emit) (*Conversation, error) {
 	c, err := NewConversation(ctx, dbg, cfg, opts)
 	if err != nil {
 		if emit != nil {
@@ -100,15 +101,17 @@ func Converse(ctx context.Context, dbg Debugger, cfg LLMConfig, opts Options, em
 // NewConversation prepares a conversation without calling the model: it
 // resolves the target's package, runs the offline diagnoser for the hints
 // (unless cfg.Hints is set) and builds the first message.
-func NewConversation(ctx context.Context, dbg Debugger, cfg LLMConfig, opts Options) (*Conversation, error) {
+func NewConversation(ctx context.Context, dbg Debugger, cfg LLMConfig, opts offline.Options) (*Conversation, error) {
 	if strings.TrimSpace(cfg.Model) == "" {
 		return nil, ErrNoLLM
 	}
 	cfg = cfg.withDefaults()
-	opts = opts.withDefaults()
+	if opts.Log == nil {
+		opts.Log = func(string, ...any) {}
+	}
 	rec := dbg.Recording()
-	if passed(rec) {
-		return nil, ErrPassed
+	if offline.Passed(rec) {
+		return nil, offline.ErrPassed
 	}
 	red, err := newRedactor(cfg.RedactPatterns, cfg.NoDefaultRedaction, cfg.APIKey)
 	if err != nil {
@@ -133,9 +136,9 @@ func NewConversation(ctx context.Context, dbg Debugger, cfg LLMConfig, opts Opti
 	c.hints = cfg.Hints
 	if c.hints == nil {
 		opts.Log("adi: running the offline diagnoser for the model's hints")
-		h, err := Diagnose(ctx, dbg, opts)
+		h, err := offline.Diagnose(ctx, dbg, opts)
 		switch {
-		case errors.Is(err, ErrPassed):
+		case errors.Is(err, offline.ErrPassed):
 			return nil, err
 		case ctx.Err() != nil:
 			return nil, ctx.Err()

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/adi-go/adi/agent/agenttest"
+	"github.com/adi-go/adi/agent/offline"
 )
 
 // BenchmarkFirstMessage measures the LLM agent's first request for every
@@ -17,17 +18,17 @@ import (
 //	go test ./agent -run '^$' -bench FirstMessage -benchtime 1x
 func BenchmarkFirstMessage(b *testing.B) {
 	ctx := context.Background()
-	for _, tc := range fixtureCases {
-		b.Run(tc.name, func(b *testing.B) {
-			s, target := agenttest.Record(b, tc.argv...)
-			hints, err := Diagnose(ctx, s, Options{Target: target})
+	for _, tc := range agenttest.Fixtures {
+		b.Run(tc.Name, func(b *testing.B) {
+			s, target := agenttest.Record(b, tc.Argv...)
+			hints, err := offline.Diagnose(ctx, s, offline.Options{Target: target})
 			if err != nil {
 				b.Fatal(err)
 			}
 			cfg := LLMConfig{Model: "bench", BaseURL: "http://127.0.0.1:1/v1", Hints: hints}
 			var c *Conversation
 			for b.Loop() {
-				if c, err = NewConversation(ctx, s, cfg, Options{Target: target}); err != nil {
+				if c, err = NewConversation(ctx, s, cfg, offline.Options{Target: target}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -13,6 +13,7 @@ import (
 	"github.com/adi-go/adi/agent/agenttest"
 	"github.com/adi-go/adi/agent/gocmd"
 	"github.com/adi-go/adi/agent/llmtest"
+	"github.com/adi-go/adi/agent/offline"
 	"github.com/adi-go/adi/agent/report"
 	"github.com/adi-go/adi/engine"
 )
@@ -45,7 +46,7 @@ func (fx *llmFixture) session() (*engine.Session, gocmd.Target, *report.Diagnosi
 //	go test ./agent -run TestLLM/Diagnosis
 func TestLLM(t *testing.T) {
 	s, target := agenttest.Record(t, nilmapArgv...)
-	hints, err := Diagnose(context.Background(), s, Options{Target: target})
+	hints, err := offline.Diagnose(context.Background(), s, offline.Options{Target: target})
 	if err != nil {
 		t.Fatalf("offline diagnosis: %v", err)
 	}
@@ -225,7 +226,7 @@ func testLLMDiagnosis(t *testing.T, fx *llmFixture) {
 	)
 	rec := &recorder{t: t}
 	var logs strings.Builder
-	conv, err := Converse(context.Background(), s, llmConfig(srv, hints), Options{Target: target,
+	conv, err := Converse(context.Background(), s, llmConfig(srv, hints), offline.Options{Target: target,
 		Log: func(f string, a ...any) { fmt.Fprintf(&logs, f+"\n", a...) }}, rec.emit)
 	if err != nil {
 		t.Fatalf("Converse: %v\nevents: %s", err, rec.json())
@@ -333,7 +334,7 @@ func testLLMBadToolCalls(t *testing.T, fx *llmFixture) {
 		},
 	)
 	rec := &recorder{t: t}
-	conv, err := Converse(context.Background(), s, llmConfig(srv, hints), Options{Target: target}, rec.emit)
+	conv, err := Converse(context.Background(), s, llmConfig(srv, hints), offline.Options{Target: target}, rec.emit)
 	if err != nil {
 		t.Fatalf("Converse: %v", err)
 	}
@@ -384,7 +385,7 @@ func testLLMNeverFinishes(t *testing.T, fx *llmFixture) {
 	cfg.MaxRounds = 3
 	cfg.MaxToolResult = 300
 	rec := &recorder{t: t}
-	conv, err := Converse(context.Background(), s, cfg, Options{Target: target}, rec.emit)
+	conv, err := Converse(context.Background(), s, cfg, offline.Options{Target: target}, rec.emit)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -408,7 +409,7 @@ func testLLMUnauthorized(t *testing.T, fx *llmFixture) {
 		ErrorBody: `{"error":{"message":"Incorrect API key provided: ` + testKey + `. You can find your API key at https://platform.openai.com/account/api-keys.","type":"invalid_request_error","code":"invalid_api_key"}}`})
 	rec := &recorder{t: t}
 	var logs strings.Builder
-	conv, err := Converse(context.Background(), s, llmConfig(srv, hints), Options{Target: target,
+	conv, err := Converse(context.Background(), s, llmConfig(srv, hints), offline.Options{Target: target,
 		Log: func(f string, a ...any) { fmt.Fprintf(&logs, f+"\n", a...) }}, rec.emit)
 	var le *LLMError
 	if !errors.As(err, &le) || le.Status != 401 {
@@ -440,7 +441,7 @@ func testLLMUnreachable(t *testing.T, fx *llmFixture) {
 	s, target, hints := fx.session()
 	cfg := LLMConfig{Model: "m", BaseURL: "http://127.0.0.1:1/v1", Hints: hints, RetryDelay: time.Second}
 	start := time.Now()
-	_, err := Converse(context.Background(), s, cfg, Options{Target: target}, nil)
+	_, err := Converse(context.Background(), s, cfg, offline.Options{Target: target}, nil)
 	var le *LLMError
 	if !errors.As(err, &le) || !strings.Contains(err.Error(), "cannot reach the model endpoint at http://127.0.0.1:1/v1: connection refused") {
 		t.Errorf("error %v", err)
@@ -460,7 +461,7 @@ func testLLMRetries(t *testing.T, fx *llmFixture) {
 		llmtest.Turn{Calls: []llmtest.Call{nilmapFinish("")}},
 	)
 	rec := &recorder{t: t}
-	conv, err := Converse(context.Background(), s, llmConfig(srv, hints), Options{Target: target}, rec.emit)
+	conv, err := Converse(context.Background(), s, llmConfig(srv, hints), offline.Options{Target: target}, rec.emit)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -488,7 +489,7 @@ func testLLMRetries(t *testing.T, fx *llmFixture) {
 			Calls: []llmtest.Call{nilmapFinish("")},
 		},
 	)
-	conv, err = Converse(context.Background(), s, llmConfig(old, hints), Options{Target: target}, nil)
+	conv, err = Converse(context.Background(), s, llmConfig(old, hints), offline.Options{Target: target}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -499,7 +500,7 @@ func testLLMRetries(t *testing.T, fx *llmFixture) {
 	down := llmtest.New(t, llmtest.Turn{Status: 500}, llmtest.Turn{Status: 502}, llmtest.Turn{Status: 500})
 	cfg := llmConfig(down, hints)
 	cfg.MaxRetries = 2
-	_, err = Converse(context.Background(), s, cfg, Options{Target: target}, nil)
+	_, err = Converse(context.Background(), s, cfg, offline.Options{Target: target}, nil)
 	var le *LLMError
 	if !errors.As(err, &le) || le.Status != 500 || !strings.Contains(err.Error(), "failed 3 times") {
 		t.Errorf("error %v, want an LLMError after 3 attempts", err)
@@ -516,7 +517,7 @@ func testLLMDroppedStream(t *testing.T, fx *llmFixture) {
 		llmtest.Turn{Check: toolResultsContain("return &Registry{}"), Calls: []llmtest.Call{nilmapFinish("")}},
 	)
 	rec := &recorder{t: t}
-	conv, err := Converse(context.Background(), s, llmConfig(srv, hints), Options{Target: target}, rec.emit)
+	conv, err := Converse(context.Background(), s, llmConfig(srv, hints), offline.Options{Target: target}, rec.emit)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -546,7 +547,7 @@ func testLLMTokenBudget(t *testing.T, fx *llmFixture) {
 	)
 	cfg := llmConfig(srv, hints)
 	cfg.MaxTokens = 8000
-	conv, err := Converse(context.Background(), s, cfg, Options{Target: target}, nil)
+	conv, err := Converse(context.Background(), s, cfg, offline.Options{Target: target}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -568,7 +569,7 @@ func testLLMTimeBudget(t *testing.T, fx *llmFixture) {
 	cfg.Timeout = 500 * time.Millisecond
 	start := time.Now()
 	rec := &recorder{t: t}
-	conv, err := Converse(context.Background(), s, cfg, Options{Target: target}, rec.emit)
+	conv, err := Converse(context.Background(), s, cfg, offline.Options{Target: target}, rec.emit)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -592,7 +593,7 @@ func testLLMCancel(t *testing.T, fx *llmFixture) {
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	rec := &recorder{t: t}
-	_, err := Converse(ctx, s, llmConfig(srv, hints), Options{Target: target}, rec.emit)
+	_, err := Converse(ctx, s, llmConfig(srv, hints), offline.Options{Target: target}, rec.emit)
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("error %v", err)
 	}
@@ -642,7 +643,7 @@ func testLLMRedaction(t *testing.T, fx *llmFixture) {
 	cfg.RedactPatterns = []string{`corp-internal-id-\d+`}
 	dbg := secretDebugger{s}
 	rec := &recorder{t: t}
-	conv, err := Converse(context.Background(), dbg, cfg, Options{Target: target}, rec.emit)
+	conv, err := Converse(context.Background(), dbg, cfg, offline.Options{Target: target}, rec.emit)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -732,7 +733,7 @@ func testLLMFollowUp(t *testing.T, fx *llmFixture) {
 		},
 	)
 	cfg := llmConfig(srv, hints)
-	conv, err := Converse(context.Background(), s, cfg, Options{Target: target, NoVerify: true}, nil)
+	conv, err := Converse(context.Background(), s, cfg, offline.Options{Target: target, NoVerify: true}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -780,7 +781,7 @@ func testLLMEvidenceCheck(t *testing.T, fx *llmFixture) {
 		})}},
 	)
 	rec := &recorder{t: t}
-	conv, err := Converse(context.Background(), s, llmConfig(srv, hints), Options{Target: target}, rec.emit)
+	conv, err := Converse(context.Background(), s, llmConfig(srv, hints), offline.Options{Target: target}, rec.emit)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -817,7 +818,7 @@ func testLLMFixRetry(t *testing.T, fx *llmFixture) {
 			Calls: []llmtest.Call{nilmapFinish(nilmapFix)},
 		},
 	)
-	conv, err := Converse(context.Background(), s, llmConfig(srv, hints), Options{Target: target}, nil)
+	conv, err := Converse(context.Background(), s, llmConfig(srv, hints), offline.Options{Target: target}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

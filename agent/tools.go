@@ -7,6 +7,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"go/types"
 	"maps"
 	"os"
 	"path/filepath"
@@ -386,7 +387,7 @@ func checkNoCalls(stmt string) error {
 }
 
 // exprText renders an expression for a message.
-func exprText(e ast.Expr) string { return exprString(e) + "(…)" }
+func exprText(e ast.Expr) string { return types.ExprString(e) + "(…)" }
 
 // sourceTool answers the source tool: a function's body or a range of
 // lines of a module file, numbered.
@@ -520,7 +521,7 @@ func (c *Conversation) funcSource(name string) (file string, start, end int, err
 				if !ok || fd.Name.Name != want {
 					continue
 				}
-				if recv != "" && (fd.Recv == nil || len(fd.Recv.List) == 0 || strings.Trim(exprString(fd.Recv.List[0].Type), "*") != recv) {
+				if recv != "" && (fd.Recv == nil || len(fd.Recv.List) == 0 || strings.Trim(types.ExprString(fd.Recv.List[0].Type), "*") != recv) {
 					continue
 				}
 				return p, sf.Line(fd.Pos()), sf.Line(fd.End()), nil

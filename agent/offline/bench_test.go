@@ -1,4 +1,4 @@
-package agent
+package offline
 
 import (
 	"context"
@@ -18,9 +18,9 @@ import (
 //
 //	go test ./agent -run '^$' -bench Diagnose -benchtime 1x
 func BenchmarkDiagnose(b *testing.B) {
-	for _, tc := range fixtureCases {
-		b.Run(tc.name, func(b *testing.B) {
-			s, target := agenttest.Record(b, tc.argv...)
+	for _, tc := range agenttest.Fixtures {
+		b.Run(tc.Name, func(b *testing.B) {
+			s, target := agenttest.Record(b, tc.Argv...)
 			var d *report.Diagnosis
 			for b.Loop() {
 				fresh := engine.NewSession(s.Recording(), s.Program(), engine.DefaultLimits, 2*time.Minute)
@@ -31,7 +31,7 @@ func BenchmarkDiagnose(b *testing.B) {
 				}
 			}
 			found := 0.0
-			if d.RootCause.File == tc.file && d.RootCause.Line == tc.line {
+			if d.RootCause.File == tc.File && d.RootCause.Line == tc.Line {
 				found = 1
 			}
 			verified := 0.0

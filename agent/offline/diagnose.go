@@ -1,4 +1,4 @@
-package agent
+package offline
 
 import (
 	"context"
@@ -23,7 +23,7 @@ import (
 func Diagnose(ctx context.Context, dbg Debugger, opts Options) (*report.Diagnosis, error) {
 	opts = opts.withDefaults()
 	rec := dbg.Recording()
-	if passed(rec) {
+	if Passed(rec) {
 		return nil, ErrPassed
 	}
 	d := &diagnoser{dbg: dbg, rec: rec, opts: opts, src: syntax.NewCache(), states: map[trace.FID]*frameState{}}
@@ -136,8 +136,8 @@ func focusOr(focus, scope []*trace.Frame) []*trace.Frame {
 	return scope
 }
 
-// passed reports whether a recorded run did not fail.
-func passed(rec *trace.Recording) bool {
+// Passed reports whether a recorded run did not fail.
+func Passed(rec *trace.Recording) bool {
 	o := rec.Outcome
 	return o.ExitCode == 0 && o.Panic == nil && len(o.FailedTests) == 0 && !o.Killed
 }

@@ -1,4 +1,4 @@
-package agent
+package offline
 
 import (
 	"context"
@@ -15,41 +15,6 @@ import (
 	"github.com/adi-go/adi/engine/trace"
 )
 
-// fixtureCase is a testdata bug with its documented root cause
-// (testdata/README.md).
-type fixtureCase struct {
-	name string
-	argv []string
-	// file and line are the root cause; fn is its function's short name.
-	file string
-	line int
-	fn   string
-	// required: the diagnoser must name the line (or the function with the
-	// line in its evidence). The others are diagnosed as well as they can
-	// be, and must not be confidently wrong.
-	required bool
-	// fix is the verification status the proposed fix must reach ("": no
-	// fix is proposed).
-	fix report.Status
-}
-
-// fixtureCases are the buggy fixtures of testdata/README.md.
-var fixtureCases = []fixtureCase{
-	{"nilmap", []string{"go", "run", "./testdata/nilmap"}, "testdata/nilmap/main.go", 18, "NewRegistry", true, report.Passed},
-	{"nilptr", []string{"go", "test", "./testdata/nilptr"}, "testdata/nilptr/nilptr.go", 40, "Greeting", true, ""},
-	{"index", []string{"go", "run", "./testdata/index"}, "testdata/index/main.go", 17, "pageCount", true, report.Passed},
-	{"offbyone", []string{"go", "test", "./testdata/offbyone"}, "testdata/offbyone/offbyone.go", 21, "SumFirst", true, report.Passed},
-	{"search", []string{"go", "test", "./testdata/search"}, "testdata/search/search.go", 24, "Index", true, report.Passed},
-	{"droppederr", []string{"go", "test", "./testdata/droppederr"}, "testdata/droppederr/droppederr.go", 19, "parseLine", true, ""},
-	{"deferrecover", []string{"go", "test", "./testdata/deferrecover"}, "testdata/deferrecover/deferrecover.go", 21, "stats", true, report.Passed},
-	{"tabletest", []string{"go", "test", "./testdata/tabletest", "-run", "TestFormatSize"}, "testdata/tabletest/tabletest.go", 13, "scale", true, report.Passed},
-	{"recursion", []string{"go", "test", "./testdata/recursion", "-run", "TestFib10"}, "testdata/recursion/recursion.go", 7, "Fib", true, report.Passed},
-	{"methods", []string{"go", "test", "./testdata/methods"}, "testdata/methods/methods.go", 13, "Inc", true, report.Passed},
-	{"closure", []string{"go", "run", "./testdata/closure"}, "testdata/closure/main.go", 18, "formatters", false, ""},
-	{"generics", []string{"go", "test", "./testdata/generics"}, "testdata/generics/generics.go", 22, "Pop", false, ""},
-	{"pipeline", []string{"go", "run", "./testdata/pipeline"}, "testdata/pipeline/main.go", 37, "fanOut", false, ""},
-}
-
 // TestDiagnoseFixtures runs the offline diagnoser on every buggy fixture
 // and checks the root cause against testdata/README.md, the evidence
 // against the recording, the fix's verification, and that the user's files
@@ -58,45 +23,45 @@ func TestDiagnoseFixtures(t *testing.T) {
 	if testing.Short() {
 		t.Skip("records and re-runs every fixture")
 	}
-	for _, tc := range fixtureCases {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := filepath.Join(agenttest.RepoRoot(t), "testdata", tc.name)
+	for _, tc := range agenttest.Fixtures {
+		t.Run(tc.Name, func(t *testing.T) {
+			dir := filepath.Join(agenttest.RepoRoot(t), "testdata", tc.Name)
 			before := agenttest.HashTree(t, dir)
-			s, target := agenttest.Record(t, tc.argv...)
+			s, target := agenttest.Record(t, tc.Argv...)
 			d, err := Diagnose(context.Background(), s, Options{Target: target})
 			if err != nil {
 				t.Fatalf("Diagnose: %v", err)
 			}
-			t.Logf("%s\n%s", strings.Join(tc.argv, " "), d.Text())
+			t.Logf("%s\n%s", strings.Join(tc.Argv, " "), d.Text())
 			agenttest.SameTree(t, dir, before)
 			checkWellFormed(t, s.Recording().Lookup, d)
 
-			found := d.RootCause.File == tc.file && d.RootCause.Line == tc.line
-			inEvidence := syntax.FuncName(d.RootCause.Func) == tc.fn && hasEvidenceAt(d, tc.file, tc.line)
+			found := d.RootCause.File == tc.File && d.RootCause.Line == tc.Line
+			inEvidence := syntax.FuncName(d.RootCause.Func) == tc.Func && hasEvidenceAt(d, tc.File, tc.Line)
 			switch {
-			case tc.required && !found && !inEvidence:
+			case tc.Required && !found && !inEvidence:
 				t.Errorf("root cause %s:%d in %s; want %s:%d in %s (or that function with the line in the evidence)",
-					d.RootCause.File, d.RootCause.Line, d.RootCause.Func, tc.file, tc.line, tc.fn)
+					d.RootCause.File, d.RootCause.Line, d.RootCause.Func, tc.File, tc.Line, tc.Func)
 			case !found && d.Confidence == report.High:
-				t.Errorf("confidently wrong: root cause %s:%d with confidence high; the bug is at %s:%d", d.RootCause.File, d.RootCause.Line, tc.file, tc.line)
+				t.Errorf("confidently wrong: root cause %s:%d with confidence high; the bug is at %s:%d", d.RootCause.File, d.RootCause.Line, tc.File, tc.Line)
 			}
-			if !tc.required {
+			if !tc.Required {
 				return
 			}
-			if tc.fix == "" {
+			if tc.Fix == "" {
 				if d.Fix != "" {
 					t.Errorf("a fix was proposed where no template is safe:\n%s", d.Fix)
 				}
 				return
 			}
 			if d.Fix == "" || d.Verification == nil {
-				t.Fatalf("no fix (or no verification) proposed; want one whose verification is %s", tc.fix)
+				t.Fatalf("no fix (or no verification) proposed; want one whose verification is %s", tc.Fix)
 			}
-			if d.Verification.Status != tc.fix {
-				t.Errorf("verification %s, want %s:\n%s", d.Verification.Status, tc.fix, d.Verification.Output)
+			if d.Verification.Status != tc.Fix {
+				t.Errorf("verification %s, want %s:\n%s", d.Verification.Status, tc.Fix, d.Verification.Output)
 			}
-			if !strings.Contains(d.Fix, "--- a/"+tc.file+"\n+++ b/"+tc.file+"\n") {
-				t.Errorf("the fix does not change %s relative to the module root:\n%s", tc.file, d.Fix)
+			if !strings.Contains(d.Fix, "--- a/"+tc.File+"\n+++ b/"+tc.File+"\n") {
+				t.Errorf("the fix does not change %s relative to the module root:\n%s", tc.File, d.Fix)
 			}
 			if d.Confidence != report.High {
 				t.Errorf("confidence %s with a verified fix, want high", d.Confidence)
