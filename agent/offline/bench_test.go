@@ -16,7 +16,7 @@ import (
 // from a fresh session so that no trace is cached), the model's rounds and
 // tokens (0 offline), and whether the documented root cause was found.
 //
-//	go test ./agent -run '^$' -bench Diagnose -benchtime 1x
+//	go test ./agent/offline -run '^$' -bench Diagnose -benchtime 1x
 func BenchmarkDiagnose(b *testing.B) {
 	for _, tc := range agenttest.Fixtures {
 		b.Run(tc.Name, func(b *testing.B) {

@@ -1,4 +1,4 @@
-package agent
+package llm
 
 import (
 	"errors"
@@ -12,12 +12,12 @@ import (
 	"github.com/adi-go/adi/agent/report"
 )
 
-// LLMConfig configures the LLM agent: the OpenAI-compatible endpoint, the
+// Config configures the LLM agent: the OpenAI-compatible endpoint, the
 // model, and the budgets of one answer. The zero values of the budgets
 // take the defaults below. APIKey is sent only in the Authorization header
 // of the requests to BaseURL; it is never logged, put in an event, an error
 // or a diagnosis, and String and GoString mask it.
-type LLMConfig struct {
+type Config struct {
 	// Model is the model name the endpoint knows ("gpt-4.1",
 	// "qwen2.5-coder:14b", …).
 	Model string
@@ -60,18 +60,18 @@ type LLMConfig struct {
 	RedactPatterns     []string
 	NoDefaultRedaction bool
 	// Hints is the offline diagnosis to seed the first message with; nil
-	// runs Diagnose first.
+	// runs offline.Diagnose first.
 	Hints *report.Diagnosis `json:"-"`
 	// HTTPClient sends the requests (default: a client without timeout; the
 	// budgets bound the time).
 	HTTPClient *http.Client `json:"-"`
 }
 
-// The defaults of LLMConfig's budgets.
+// The defaults of Config's budgets.
 const (
 	DefaultMaxRounds     = 20
 	DefaultMaxTokens     = 300_000
-	DefaultLLMTimeout    = 10 * time.Minute
+	DefaultTimeout       = 10 * time.Minute
 	DefaultMaxToolResult = 8 << 10
 	defaultMaxRetries    = 4
 	defaultRetryDelay    = time.Second
@@ -82,7 +82,7 @@ const (
 )
 
 // withDefaults fills the zero budgets.
-func (c LLMConfig) withDefaults() LLMConfig {
+func (c Config) withDefaults() Config {
 	if c.MaxRounds <= 0 {
 		c.MaxRounds = DefaultMaxRounds
 	}
@@ -90,7 +90,7 @@ func (c LLMConfig) withDefaults() LLMConfig {
 		c.MaxTokens = DefaultMaxTokens
 	}
 	if c.Timeout <= 0 {
-		c.Timeout = DefaultLLMTimeout
+		c.Timeout = DefaultTimeout
 	}
 	if c.MaxToolResult <= 0 {
 		c.MaxToolResult = DefaultMaxToolResult
@@ -115,7 +115,7 @@ func (c LLMConfig) withDefaults() LLMConfig {
 }
 
 // String describes the configuration with the key masked.
-func (c LLMConfig) String() string {
+func (c Config) String() string {
 	key := "none"
 	if c.APIKey != "" {
 		key = "set"
@@ -124,20 +124,20 @@ func (c LLMConfig) String() string {
 }
 
 // GoString is String, so that %#v does not print the key either.
-func (c LLMConfig) GoString() string { return "agent.LLMConfig{" + c.String() + "}" }
+func (c Config) GoString() string { return "agent.LLMConfig{" + c.String() + "}" }
 
-// ErrNoLLM is returned by ConfigFromEnv when no model is configured: the
+// ErrNoModel is returned by ConfigFromEnv when no model is configured: the
 // caller uses the offline diagnoser.
-var ErrNoLLM = errors.New("no LLM configured (set ADI_LLM_MODEL or --model, and ADI_LLM_API_KEY or OPENAI_API_KEY, or ADI_LLM_BASE_URL for a local server)")
+var ErrNoModel = errors.New("no LLM configured (set ADI_LLM_MODEL or --model, and ADI_LLM_API_KEY or OPENAI_API_KEY, or ADI_LLM_BASE_URL for a local server)")
 
 // ConfigFromEnv builds the endpoint configuration from flags and the
 // environment: model and baseURL are the flags ("" when not given), which
 // win over ADI_LLM_MODEL and ADI_LLM_BASE_URL; the key is ADI_LLM_API_KEY,
-// else OPENAI_API_KEY. Without a model it returns ErrNoLLM. A model with
+// else OPENAI_API_KEY. Without a model it returns ErrNoModel. A model with
 // neither a key nor a base URL is an error (OpenAI needs a key); a base URL
 // without a key is allowed (Ollama, llama.cpp and LM Studio want none). The
 // budgets are left zero (the defaults).
-func ConfigFromEnv(model, baseURL string) (LLMConfig, error) {
+func ConfigFromEnv(model, baseURL string) (Config, error) {
 	if model == "" {
 		model = strings.TrimSpace(os.Getenv("ADI_LLM_MODEL"))
 	}
@@ -149,20 +149,20 @@ func ConfigFromEnv(model, baseURL string) (LLMConfig, error) {
 		key = strings.TrimSpace(os.Getenv("OPENAI_API_KEY"))
 	}
 	if model == "" {
-		return LLMConfig{}, ErrNoLLM
+		return Config{}, ErrNoModel
 	}
 	if key == "" && baseURL == "" {
-		return LLMConfig{}, fmt.Errorf("the model %q is asked for but there is no API key (set ADI_LLM_API_KEY or OPENAI_API_KEY) and no base URL of a local server (set --base-url or ADI_LLM_BASE_URL, e.g. http://localhost:11434/v1 for Ollama)", model)
+		return Config{}, fmt.Errorf("the model %q is asked for but there is no API key (set ADI_LLM_API_KEY or OPENAI_API_KEY) and no base URL of a local server (set --base-url or ADI_LLM_BASE_URL, e.g. http://localhost:11434/v1 for Ollama)", model)
 	}
 	if baseURL != "" {
 		u, err := url.Parse(baseURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return LLMConfig{}, fmt.Errorf("the base URL %q is not an http:// or https:// URL", safeURL(baseURL))
+			return Config{}, fmt.Errorf("the base URL %q is not an http:// or https:// URL", safeURL(baseURL))
 		}
 	} else {
 		baseURL = OpenAIBaseURL
 	}
-	return LLMConfig{Model: model, BaseURL: normalizeBaseURL(baseURL), APIKey: key}, nil
+	return Config{Model: model, BaseURL: normalizeBaseURL(baseURL), APIKey: key}, nil
 }
 
 // normalizeBaseURL adds "/v1" to a URL without a path (the OpenAI-compatible

@@ -1,4 +1,4 @@
-package agent
+package llm
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 // estimated at 4 bytes a token, and the time to build it (the recording
 // and the offline hints are made once, outside the timing).
 //
-//	go test ./agent -run '^$' -bench FirstMessage -benchtime 1x
+//	go test ./agent/llm -run '^$' -bench FirstMessage -benchtime 1x
 func BenchmarkFirstMessage(b *testing.B) {
 	ctx := context.Background()
 	for _, tc := range agenttest.Fixtures {
@@ -25,7 +25,7 @@ func BenchmarkFirstMessage(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			cfg := LLMConfig{Model: "bench", BaseURL: "http://127.0.0.1:1/v1", Hints: hints}
+			cfg := Config{Model: "bench", BaseURL: "http://127.0.0.1:1/v1", Hints: hints}
 			var c *Conversation
 			for b.Loop() {
 				if c, err = NewConversation(ctx, s, cfg, offline.Options{Target: target}); err != nil {

@@ -1,4 +1,4 @@
-package agent
+package llm
 
 import (
 	"context"
@@ -43,7 +43,7 @@ func (fx *llmFixture) session() (*engine.Session, gocmd.Target, *report.Diagnosi
 // TestLLM runs the tests of the LLM agent against scripted models (a fake
 // OpenAI server) on one recording of nilmap:
 //
-//	go test ./agent -run TestLLM/Diagnosis
+//	go test ./agent/llm -run TestLLM/Diagnosis
 func TestLLM(t *testing.T) {
 	s, target := agenttest.Record(t, nilmapArgv...)
 	hints, err := offline.Diagnose(context.Background(), s, offline.Options{Target: target})
@@ -130,8 +130,8 @@ func (r *recorder) of(k report.EventKind) []report.Event {
 }
 
 // llmConfig is the configuration of a test against a fake server.
-func llmConfig(srv *llmtest.Server, hints *report.Diagnosis) LLMConfig {
-	return LLMConfig{Model: "fake-model", BaseURL: srv.BaseURL, APIKey: testKey, Hints: hints,
+func llmConfig(srv *llmtest.Server, hints *report.Diagnosis) Config {
+	return Config{Model: "fake-model", BaseURL: srv.BaseURL, APIKey: testKey, Hints: hints,
 		RetryDelay: time.Millisecond}
 }
 
@@ -411,9 +411,9 @@ func testLLMUnauthorized(t *testing.T, fx *llmFixture) {
 	var logs strings.Builder
 	conv, err := Converse(context.Background(), s, llmConfig(srv, hints), offline.Options{Target: target,
 		Log: func(f string, a ...any) { fmt.Fprintf(&logs, f+"\n", a...) }}, rec.emit)
-	var le *LLMError
+	var le *Error
 	if !errors.As(err, &le) || le.Status != 401 {
-		t.Fatalf("error %v, want an LLMError with status 401", err)
+		t.Fatalf("error %v, want an Error with status 401", err)
 	}
 	for _, want := range []string{"refused the API key (401 Unauthorized)", "ADI_LLM_API_KEY", "Incorrect API key provided: [REDACTED]"} {
 		if !strings.Contains(err.Error(), want) {
@@ -439,10 +439,10 @@ func testLLMUnauthorized(t *testing.T, fx *llmFixture) {
 // once, not after the retries.
 func testLLMUnreachable(t *testing.T, fx *llmFixture) {
 	s, target, hints := fx.session()
-	cfg := LLMConfig{Model: "m", BaseURL: "http://127.0.0.1:1/v1", Hints: hints, RetryDelay: time.Second}
+	cfg := Config{Model: "m", BaseURL: "http://127.0.0.1:1/v1", Hints: hints, RetryDelay: time.Second}
 	start := time.Now()
 	_, err := Converse(context.Background(), s, cfg, offline.Options{Target: target}, nil)
-	var le *LLMError
+	var le *Error
 	if !errors.As(err, &le) || !strings.Contains(err.Error(), "cannot reach the model endpoint at http://127.0.0.1:1/v1: connection refused") {
 		t.Errorf("error %v", err)
 	}
@@ -501,9 +501,9 @@ func testLLMRetries(t *testing.T, fx *llmFixture) {
 	cfg := llmConfig(down, hints)
 	cfg.MaxRetries = 2
 	_, err = Converse(context.Background(), s, cfg, offline.Options{Target: target}, nil)
-	var le *LLMError
+	var le *Error
 	if !errors.As(err, &le) || le.Status != 500 || !strings.Contains(err.Error(), "failed 3 times") {
-		t.Errorf("error %v, want an LLMError after 3 attempts", err)
+		t.Errorf("error %v, want an Error after 3 attempts", err)
 	}
 }
 
@@ -829,13 +829,13 @@ func testLLMFixRetry(t *testing.T, fx *llmFixture) {
 }
 
 // TestConfigFromEnv: flags win over the environment; ADI_LLM_API_KEY
-// over OPENAI_API_KEY; no model is ErrNoLLM; a model needs a key or a
+// over OPENAI_API_KEY; no model is ErrNoModel; a model needs a key or a
 // base URL; a local base URL needs no key.
 func TestConfigFromEnv(t *testing.T) {
 	for _, k := range []string{"ADI_LLM_MODEL", "ADI_LLM_BASE_URL", "ADI_LLM_API_KEY", "OPENAI_API_KEY"} {
 		t.Setenv(k, "")
 	}
-	if _, err := ConfigFromEnv("", ""); !errors.Is(err, ErrNoLLM) {
+	if _, err := ConfigFromEnv("", ""); !errors.Is(err, ErrNoModel) {
 		t.Errorf("no model: %v", err)
 	}
 	_, err := ConfigFromEnv("gpt-x", "")

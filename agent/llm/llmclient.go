@@ -1,4 +1,4 @@
-package agent
+package llm
 
 import (
 	"context"
@@ -17,10 +17,10 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 )
 
-// LLMError is a failure of the model endpoint: a refused key, a bad
+// Error is a failure of the model endpoint: a refused key, a bad
 // request, an endpoint that stays overloaded or keeps cutting its stream
 // off. Its message never holds the API key.
-type LLMError struct {
+type Error struct {
 	// Status is the HTTP status (0 when none was received).
 	Status int
 	// Retries is how many times the request was retried.
@@ -29,13 +29,14 @@ type LLMError struct {
 	Message string
 }
 
-func (e *LLMError) Error() string { return e.Message }
+// Error returns the message.
+func (e *Error) Error() string { return e.Message }
 
 // chatClient streams chat completions from an OpenAI-compatible endpoint,
 // retrying 429s, 5xxs and dropped streams with backoff.
 type chatClient struct {
 	api *openai.Client
-	cfg LLMConfig
+	cfg Config
 	red *redactor
 	hdr *headerDoer
 	// noUsage is set once the endpoint refused stream_options.
@@ -87,7 +88,7 @@ func (h *headerDoer) lastRetryAfter() (time.Duration, bool) {
 }
 
 // newChatClient builds the client of an endpoint.
-func newChatClient(cfg LLMConfig, red *redactor) *chatClient {
+func newChatClient(cfg Config, red *redactor) *chatClient {
 	hc := cfg.HTTPClient
 	if hc == nil {
 		hc = &http.Client{}
@@ -172,7 +173,7 @@ func (cc *chatClient) complete(ctx context.Context, req openai.ChatCompletionReq
 			return nil, err
 		}
 	}
-	return nil, &LLMError{Status: last.status, Retries: cc.cfg.MaxRetries,
+	return nil, &Error{Status: last.status, Retries: cc.cfg.MaxRetries,
 		Message: fmt.Sprintf("the model endpoint at %s failed %d times: %s", safeURL(cc.cfg.BaseURL), cc.cfg.MaxRetries+1, last.what)}
 }
 
@@ -280,7 +281,7 @@ func (cc *chatClient) once(ctx context.Context, req openai.ChatCompletionRequest
 }
 
 // classify turns an error of sending the request into a retryable, an
-// LLMError, or the context's error.
+// Error, or the context's error.
 func (cc *chatClient) classify(ctx context.Context, err error, req openai.ChatCompletionRequest) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
@@ -305,19 +306,19 @@ func (cc *chatClient) classify(ctx context.Context, err error, req openai.ChatCo
 		if cc.cfg.APIKey != "" {
 			keyNote = "check ADI_LLM_API_KEY (or OPENAI_API_KEY)"
 		}
-		return &LLMError{Status: status, Message: fmt.Sprintf("the model endpoint at %s refused the API key (%d %s): %s. %s",
+		return &Error{Status: status, Message: fmt.Sprintf("the model endpoint at %s refused the API key (%d %s): %s. %s",
 			where, status, http.StatusText(status), orNone(msg), keyNote)}
 	case status == http.StatusNotFound:
-		return &LLMError{Status: status, Message: fmt.Sprintf("the model endpoint at %s answered 404 for model %q: %s (is the base URL right, with its /v1, and does it serve that model?)",
+		return &Error{Status: status, Message: fmt.Sprintf("the model endpoint at %s answered 404 for model %q: %s (is the base URL right, with its /v1, and does it serve that model?)",
 			where, req.Model, orNone(msg))}
 	case status == http.StatusBadRequest && req.StreamOptions != nil && strings.Contains(strings.ToLower(msg), "stream_options"):
 		return &retryable{status: -1, what: "stream_options refused"}
 	case status == http.StatusTooManyRequests || status == http.StatusRequestTimeout || status >= 500:
 		return &retryable{status: status, what: fmt.Sprintf("the model endpoint answered %d %s (%s)", status, http.StatusText(status), orNone(msg))}
 	case status != 0:
-		return &LLMError{Status: status, Message: fmt.Sprintf("the model endpoint at %s answered %d %s: %s", where, status, http.StatusText(status), orNone(msg))}
+		return &Error{Status: status, Message: fmt.Sprintf("the model endpoint at %s answered %d %s: %s", where, status, http.StatusText(status), orNone(msg))}
 	case errors.Is(err, syscall.ECONNREFUSED):
-		return &LLMError{Message: fmt.Sprintf("cannot reach the model endpoint at %s: connection refused (is the server running?)", where)}
+		return &Error{Message: fmt.Sprintf("cannot reach the model endpoint at %s: connection refused (is the server running?)", where)}
 	}
 	var ne net.Error
 	if errors.As(err, &ne) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
@@ -325,7 +326,7 @@ func (cc *chatClient) classify(ctx context.Context, err error, req openai.ChatCo
 	}
 	// Refused before sending (an unknown model for chat completions, a
 	// request the library rejects): retrying cannot help.
-	return &LLMError{Message: fmt.Sprintf("the request for model %q was not sent: %s", req.Model, cc.red.redact(shortErr(err)))}
+	return &Error{Message: fmt.Sprintf("the request for model %q was not sent: %s", req.Model, cc.red.redact(shortErr(err)))}
 }
 
 // orNone is s, or "no message" when s is empty.

@@ -1,12 +1,12 @@
-// The LLM agent (DESIGN.md §6, ChatDBG's "take the wheel"): a model
+// Package llm is the LLM agent (DESIGN.md §6, ChatDBG's "take the wheel"): a model
 // behind any OpenAI-compatible endpoint drives adi's commands through tool
 // calls and ends with a structured Diagnosis, which adi checks against the
 // recording and verifies by re-running, like the offline one.
 //
 // Entry points:
 //
-//	cfg, err := agent.ConfigFromEnv(modelFlag, baseURLFlag) // agent.ErrNoLLM: use Diagnose
-//	conv, err := agent.Converse(ctx, sess, cfg, opts, emit) // the first diagnosis
+//	cfg, err := llm.ConfigFromEnv(modelFlag, baseURLFlag) // llm.ErrNoModel: use offline.Diagnose
+//	conv, err := llm.Converse(ctx, sess, cfg, opts, emit) // the first diagnosis
 //	d := conv.Diagnosis()
 //	d, err = conv.Ask(ctx, "why is r.ports nil?", emit)     // a follow-up, same history
 //
@@ -24,12 +24,18 @@
 // (cfg.MaxRounds, cfg.MaxTokens, cfg.Timeout) runs out or the model never
 // calls finish — the offline diagnosis marked Partial. A follow-up may be
 // answered in prose only (Answer returns it, and Ask returns the current
-// diagnosis) or with a new finish. Errors: ErrPassed for a run that did not
-// fail, *LLMError for an endpoint that refuses the key, the request, or
+// diagnosis) or with a new finish. Errors: offline.ErrPassed for a run that did not
+// fail, *Error for an endpoint that refuses the key, the request, or
 // stays unavailable after the retries, and the context's error when ctx
 // is cancelled. The API key never appears in an event, error or diagnosis.
-
-package agent
+//
+// The model is reached through go-openai over the OpenAI wire format
+// (llmclient.go: streaming, retries with backoff, Azure's api-key header),
+// configured from flags and the environment (llmconfig.go); every text
+// sent to the model or put in an event is redacted first (redact.go). The
+// tools are the command language plus source look-up (tools.go), and the
+// model's claims are checked against the recording (evidence.go).
+package llm
 
 import (
 	"context"
@@ -55,7 +61,7 @@ import (
 // recording: the message history, the budgets, the diagnosis so far.
 type Conversation struct {
 	dbg    Debugger
-	cfg    LLMConfig
+	cfg    Config
 	opts   offline.Options
 	client *chatClient
 	red    *redactor
@@ -85,7 +91,7 @@ type Conversation struct {
 // asks the model for its diagnosis (Ask with no question). The conversation
 // is returned whenever it could be set up, even with an Ask error, so that
 // a caller can fall back to its Hints; its Diagnosis is the answer.
-func Converse(ctx context.Context, dbg Debugger, cfg LLMConfig, opts offline.Options, emit report.Emit) (*Conversation, error) {
+func Converse(ctx context.Context, dbg Debugger, cfg Config, opts offline.Options, emit report.Emit) (*Conversation, error) {
 	c, err := NewConversation(ctx, dbg, cfg, opts)
 	if err != nil {
 		if emit != nil {
@@ -101,9 +107,9 @@ func Converse(ctx context.Context, dbg Debugger, cfg LLMConfig, opts offline.Opt
 // NewConversation prepares a conversation without calling the model: it
 // resolves the target's package, runs the offline diagnoser for the hints
 // (unless cfg.Hints is set) and builds the first message.
-func NewConversation(ctx context.Context, dbg Debugger, cfg LLMConfig, opts offline.Options) (*Conversation, error) {
+func NewConversation(ctx context.Context, dbg Debugger, cfg Config, opts offline.Options) (*Conversation, error) {
 	if strings.TrimSpace(cfg.Model) == "" {
-		return nil, ErrNoLLM
+		return nil, ErrNoModel
 	}
 	cfg = cfg.withDefaults()
 	if opts.Log == nil {
@@ -373,7 +379,7 @@ func (c *Conversation) fail(a *ask, err error) error {
 		msg = "cancelled"
 	}
 	a.emit(report.Event{Kind: report.EventError, Text: c.red.scrub(msg)})
-	var le *LLMError
+	var le *Error
 	if errors.As(err, &le) {
 		le.Message = c.red.scrub(le.Message)
 	}
