@@ -11,9 +11,11 @@
 //     panic origin tracing, spectrum-based fault localisation, rules over
 //     the failing tests' frames, fix templates.
 //   - llm: the LLM agent (Converse, NewConversation, Conversation,
-//     LLMConfig, ConfigFromEnv, ErrNoLLM) behind any OpenAI-compatible
-//     endpoint, with the command language as its tools and redaction of
-//     everything it sends and emits.
+//     LLMConfig, ConfigFromEnv, ErrNoLLM): the model's loop, with the
+//     command language as its tools and its claims checked against the
+//     recording.
+//   - chat: the client of the OpenAI-compatible endpoint (go-openai,
+//     retries) and the redaction of everything sent to it or emitted.
 //   - verify: a fix applied to overlay copies and checked by re-running
 //     (Verify, VerifyOptions), and written to the user's files only
 //     through Apply.

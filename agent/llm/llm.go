@@ -25,16 +25,16 @@
 // calls finish — the offline diagnosis marked Partial. A follow-up may be
 // answered in prose only (Answer returns it, and Ask returns the current
 // diagnosis) or with a new finish. Errors: offline.ErrPassed for a run that did not
-// fail, *Error for an endpoint that refuses the key, the request, or
+// fail, *chat.Error for an endpoint that refuses the key, the request, or
 // stays unavailable after the retries, and the context's error when ctx
 // is cancelled. The API key never appears in an event, error or diagnosis.
 //
-// The model is reached through go-openai over the OpenAI wire format
-// (llmclient.go: streaming, retries with backoff, Azure's api-key header),
-// configured from flags and the environment (llmconfig.go); every text
-// sent to the model or put in an event is redacted first (redact.go). The
-// tools are the command language plus source look-up (tools.go), and the
-// model's claims are checked against the recording (evidence.go).
+// The model is reached through package chat (the OpenAI wire format,
+// retries, redaction), configured from flags and the environment
+// (llmconfig.go); every text sent to the model or put in an event is
+// redacted first. The tools are the command language plus source look-up
+// (tools.go), and the model's claims are checked against the recording
+// (evidence.go).
 package llm
 
 import (
@@ -49,6 +49,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/adi-go/adi/agent/chat"
 	"github.com/adi-go/adi/agent/gocmd"
 	"github.com/adi-go/adi/agent/offline"
 	"github.com/adi-go/adi/agent/report"
@@ -63,8 +64,8 @@ type Conversation struct {
 	dbg    Debugger
 	cfg    Config
 	opts   offline.Options
-	client *chatClient
-	red    *redactor
+	client *chat.Client
+	red    *chat.Redactor
 	src    *syntax.Cache
 	tools  []openai.Tool
 	// pkg is the target's package (nil: no verification); root the module
@@ -95,8 +96,8 @@ func Converse(ctx context.Context, dbg Debugger, cfg Config, opts offline.Option
 	c, err := NewConversation(ctx, dbg, cfg, opts)
 	if err != nil {
 		if emit != nil {
-			red, _ := newRedactor(nil, true, cfg.APIKey)
-			emit(report.Event{Kind: report.EventError, Text: red.scrub(err.Error())})
+			red, _ := chat.NewRedactor(nil, true, cfg.APIKey)
+			emit(report.Event{Kind: report.EventError, Text: red.Scrub(err.Error())})
 		}
 		return nil, err
 	}
@@ -119,12 +120,13 @@ func NewConversation(ctx context.Context, dbg Debugger, cfg Config, opts offline
 	if offline.Passed(rec) {
 		return nil, offline.ErrPassed
 	}
-	red, err := newRedactor(cfg.RedactPatterns, cfg.NoDefaultRedaction, cfg.APIKey)
+	red, err := chat.NewRedactor(cfg.RedactPatterns, cfg.NoDefaultRedaction, cfg.APIKey)
 	if err != nil {
 		return nil, err
 	}
 	c := &Conversation{dbg: dbg, cfg: cfg, opts: opts, red: red, src: syntax.NewCache(), tools: toolSchemas()}
-	c.client = newChatClient(cfg, red)
+	c.client = chat.NewClient(chat.Endpoint{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, HTTPClient: cfg.HTTPClient,
+		MaxRetries: cfg.MaxRetries, RetryDelay: cfg.RetryDelay}, red)
 	if len(opts.Target.Argv) > 0 {
 		t := opts.Target
 		if p := dbg.Program(); p != nil {
@@ -154,7 +156,7 @@ func NewConversation(ctx context.Context, dbg Debugger, cfg Config, opts offline
 			c.hints = h
 		}
 	}
-	c.first = red.redact(c.firstMessage(ctx))
+	c.first = red.Redact(c.firstMessage(ctx))
 	c.seen = []string{c.first}
 	c.messages = []openai.ChatCompletionMessage{
 		{Role: openai.ChatMessageRoleSystem, Content: systemPrompt},
@@ -228,7 +230,7 @@ func (c *Conversation) FirstMessage() string { return c.first }
 // tokens (4 bytes a token): the instructions, the failure context and the
 // tool definitions.
 func (c *Conversation) FirstMessageTokens() int {
-	return estimateTokens(len(systemPrompt) + len(c.first) + toolSchemaBytes)
+	return chat.EstimateTokens(len(systemPrompt) + len(c.first) + toolSchemaBytes)
 }
 
 // ask is the state of one Ask.
@@ -257,7 +259,7 @@ func (c *Conversation) Ask(ctx context.Context, question string, emit report.Emi
 		} else {
 			q += followUpNote
 		}
-		c.messages = append(c.messages, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: c.red.redact(q)})
+		c.messages = append(c.messages, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: c.red.Redact(q)})
 	}
 	lctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
@@ -283,7 +285,7 @@ func (c *Conversation) Ask(ctx context.Context, question string, emit report.Emi
 			c.messages = append(c.messages, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: lastRoundNote})
 		}
 		req := openai.ChatCompletionRequest{Model: c.cfg.Model, Messages: c.messages, Tools: c.tools}
-		rep, err := c.client.complete(lctx, req,
+		rep, err := c.client.Complete(lctx, req,
 			func(s string) { a.emit(report.Event{Kind: report.EventText, Text: s}) },
 			func(s string) { a.emit(report.Event{Kind: report.EventText, Text: "\n[adi: " + s + "]\n"}) })
 		if err != nil {
@@ -295,14 +297,14 @@ func (c *Conversation) Ask(ctx context.Context, question string, emit report.Emi
 			return nil, c.fail(a, err)
 		}
 		a.use.Rounds++
-		a.use.PromptTokens += rep.prompt
-		a.use.CompletionTokens += rep.completion
+		a.use.PromptTokens += rep.Prompt
+		a.use.CompletionTokens += rep.Completion
 		c.mu.Lock()
 		c.total.Rounds++
-		c.total.PromptTokens += rep.prompt
-		c.total.CompletionTokens += rep.completion
+		c.total.PromptTokens += rep.Prompt
+		c.total.CompletionTokens += rep.Completion
 		c.mu.Unlock()
-		if rep.text == "" && len(rep.calls) == 0 {
+		if rep.Text == "" && len(rep.Calls) == 0 {
 			if initial && a.final == nil {
 				c.messages = append(c.messages, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: nudgeNote})
 				continue
@@ -310,16 +312,16 @@ func (c *Conversation) Ask(ctx context.Context, question string, emit report.Emi
 			break // an empty answer to a follow-up
 		}
 		c.messages = append(c.messages, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant,
-			Content: c.red.scrub(rep.text), ToolCalls: rep.calls})
-		if len(rep.calls) == 0 {
+			Content: c.red.Scrub(rep.Text), ToolCalls: rep.Calls})
+		if len(rep.Calls) == 0 {
 			if initial && a.final == nil {
 				c.messages = append(c.messages, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: nudgeNote})
 				continue
 			}
-			c.setAnswer(c.red.scrub(rep.text))
+			c.setAnswer(c.red.Scrub(rep.Text))
 			break
 		}
-		for _, call := range rep.calls {
+		for _, call := range rep.Calls {
 			result := c.runTool(a, call)
 			if strings.TrimSpace(result) == "" {
 				result = "(no output)"
@@ -378,10 +380,10 @@ func (c *Conversation) fail(a *ask, err error) error {
 	if errors.Is(err, context.Canceled) {
 		msg = "cancelled"
 	}
-	a.emit(report.Event{Kind: report.EventError, Text: c.red.scrub(msg)})
-	var le *Error
+	a.emit(report.Event{Kind: report.EventError, Text: c.red.Scrub(msg)})
+	var le *chat.Error
 	if errors.As(err, &le) {
-		le.Message = c.red.scrub(le.Message)
+		le.Message = c.red.Scrub(le.Message)
 	}
 	return err
 }
@@ -416,10 +418,10 @@ func (c *Conversation) safeEmit(emit report.Emit) report.Emit {
 		if emit == nil {
 			return
 		}
-		e.Text = c.red.scrub(e.Text)
-		e.Result = c.red.scrub(e.Result)
+		e.Text = c.red.Scrub(e.Text)
+		e.Result = c.red.Scrub(e.Result)
 		if len(e.Args) > 0 {
-			e.Args = json.RawMessage(c.red.scrub(string(e.Args)))
+			e.Args = json.RawMessage(c.red.Scrub(string(e.Args)))
 		}
 		emit(e)
 	}
@@ -485,7 +487,7 @@ func (c *Conversation) runTool(a *ask, call openai.ToolCall) string {
 			result = "error: " + err.Error()
 		}
 	}
-	result = capResult(c.red.redact(result), c.cfg.MaxToolResult)
+	result = capResult(c.red.Redact(result), c.cfg.MaxToolResult)
 	c.seen = append(c.seen, result)
 	a.emit(report.Event{Kind: report.EventToolResult, Tool: name, ID: call.ID, Result: result, Text: summarize(result)})
 	return result
@@ -540,7 +542,7 @@ func (c *Conversation) finish(a *ask, args string) (string, error) {
 	if conf != report.High && conf != report.Medium && conf != report.Low {
 		conf = report.Medium
 	}
-	s := c.red.scrub
+	s := c.red.Scrub
 	d := &report.Diagnosis{
 		RootCause:   report.Location{File: s(fa.RootCause.File), Line: int(fa.RootCause.Line), Func: s(fa.RootCause.Func), FID: s(fa.RootCause.FID)},
 		Summary:     s(fa.Summary),

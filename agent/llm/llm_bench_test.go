@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/adi-go/adi/agent/agenttest"
+	"github.com/adi-go/adi/agent/chat"
 	"github.com/adi-go/adi/agent/offline"
 )
 
@@ -32,7 +33,7 @@ func BenchmarkFirstMessage(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64(estimateTokens(len(c.FirstMessage()))), "msg-tokens")
+			b.ReportMetric(float64(chat.EstimateTokens(len(c.FirstMessage()))), "msg-tokens")
 			b.ReportMetric(float64(c.FirstMessageTokens()), "prompt-tokens")
 		})
 	}

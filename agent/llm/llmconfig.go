@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/adi-go/adi/agent/chat"
 	"github.com/adi-go/adi/agent/report"
 )
 
@@ -120,7 +121,7 @@ func (c Config) String() string {
 	if c.APIKey != "" {
 		key = "set"
 	}
-	return fmt.Sprintf("model %s at %s (API key %s)", c.Model, safeURL(c.BaseURL), key)
+	return fmt.Sprintf("model %s at %s (API key %s)", c.Model, chat.SafeURL(c.BaseURL), key)
 }
 
 // GoString is String, so that %#v does not print the key either.
@@ -157,7 +158,7 @@ func ConfigFromEnv(model, baseURL string) (Config, error) {
 	if baseURL != "" {
 		u, err := url.Parse(baseURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return Config{}, fmt.Errorf("the base URL %q is not an http:// or https:// URL", safeURL(baseURL))
+			return Config{}, fmt.Errorf("the base URL %q is not an http:// or https:// URL", chat.SafeURL(baseURL))
 		}
 	} else {
 		baseURL = OpenAIBaseURL
@@ -176,17 +177,4 @@ func normalizeBaseURL(s string) string {
 		u.Path = "/v1"
 	}
 	return strings.TrimRight(u.String(), "/")
-}
-
-// safeURL is a URL for messages: without user information or query (either
-// may hold a credential).
-func safeURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		return "(unparsable URL)"
-	}
-	u.User = nil
-	u.RawQuery = ""
-	u.Fragment = ""
-	return u.String()
 }

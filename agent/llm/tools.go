@@ -635,3 +635,14 @@ func summarize(result string) string {
 	}
 	return s
 }
+
+// toolSchemaBytes is the size of the tool definitions sent with each
+// request (measured once).
+var toolSchemaBytes = func() int {
+	n := 0
+	for _, t := range toolSchemas() {
+		b, _ := t.MarshalJSON()
+		n += len(b)
+	}
+	return n
+}()

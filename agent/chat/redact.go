@@ -1,4 +1,4 @@
-package llm
+package chat
 
 import (
 	"fmt"
@@ -38,17 +38,17 @@ var secretPatterns = []string{
 	`(?i)(?:secret|api_?key|apikey|access_?key|private_?key|auth_?token|access_?token|refresh_?token|client_?secret|credentials?|\btoken)\w*"?\s*(?:[:=]|\s=\s)\s*(?P<v>"(?:[^"\\]|\\.)+"|'[^']+')`,
 }
 
-// redactor replaces secrets in text bound for a model, an event or an
+// Redactor replaces secrets in text bound for a model, an event or an
 // error.
-type redactor struct {
+type Redactor struct {
 	res     []*regexp.Regexp
 	literal []string // always replaced (the API key)
 }
 
-// newRedactor compiles the built-in patterns (unless noDefaults) and the
+// NewRedactor compiles the built-in patterns (unless noDefaults) and the
 // extra ones; literal strings (the API key) are always replaced.
-func newRedactor(extra []string, noDefaults bool, literal ...string) (*redactor, error) {
-	r := &redactor{}
+func NewRedactor(extra []string, noDefaults bool, literal ...string) (*Redactor, error) {
+	r := &Redactor{}
 	pats := extra
 	if !noDefaults {
 		pats = append(append([]string(nil), secretPatterns...), extra...)
@@ -70,8 +70,8 @@ func newRedactor(extra []string, noDefaults bool, literal ...string) (*redactor,
 	return r, nil
 }
 
-// redact returns s with every secret replaced by [REDACTED].
-func (r *redactor) redact(s string) string {
+// Redact returns s with every secret replaced by [REDACTED].
+func (r *Redactor) Redact(s string) string {
 	if r == nil || s == "" {
 		return s
 	}
@@ -89,9 +89,9 @@ func (r *redactor) redact(s string) string {
 	return s
 }
 
-// scrub replaces only the literal secrets (the API key): for the model's
+// Scrub replaces only the literal secrets (the API key): for the model's
 // own text and for errors, where the patterns would be too eager.
-func (r *redactor) scrub(s string) string {
+func (r *Redactor) Scrub(s string) string {
 	if r == nil {
 		return s
 	}

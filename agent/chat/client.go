@@ -1,4 +1,9 @@
-package llm
+// Package chat is the client of an OpenAI-compatible chat completions
+// endpoint (OpenAI, Azure, Ollama, vLLM, LM Studio, llama.cpp server)
+// through go-openai: streamed answers, retries of 429s, 5xxs and dropped
+// streams with backoff, errors that say what to do, and the Redactor that
+// keeps API keys and other secrets out of everything sent or reported.
+package chat
 
 import (
 	"context"
@@ -8,6 +13,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -32,12 +38,12 @@ type Error struct {
 // Error returns the message.
 func (e *Error) Error() string { return e.Message }
 
-// chatClient streams chat completions from an OpenAI-compatible endpoint,
+// Client streams chat completions from an OpenAI-compatible endpoint,
 // retrying 429s, 5xxs and dropped streams with backoff.
-type chatClient struct {
+type Client struct {
 	api *openai.Client
-	cfg Config
-	red *redactor
+	ep  Endpoint
+	red *Redactor
 	hdr *headerDoer
 	// noUsage is set once the endpoint refused stream_options.
 	noUsage bool
@@ -87,17 +93,33 @@ func (h *headerDoer) lastRetryAfter() (time.Duration, bool) {
 	return 0, false
 }
 
-// newChatClient builds the client of an endpoint.
-func newChatClient(cfg Config, red *redactor) *chatClient {
-	hc := cfg.HTTPClient
+// Endpoint is where a Client sends its requests and how it retries them.
+type Endpoint struct {
+	// BaseURL is the endpoint's URL up to its /v1; APIKey may be "" for a
+	// local server that wants none.
+	BaseURL string
+	APIKey  string
+	// HTTPClient sends the requests (nil: a client without timeout).
+	HTTPClient *http.Client
+	// MaxRetries bounds the retries of one request after a 429, a 5xx or a
+	// dropped stream (0: none); RetryDelay is the first backoff, doubled on
+	// each retry.
+	MaxRetries int
+	RetryDelay time.Duration
+}
+
+// NewClient builds the client of an endpoint; red redacts what its errors
+// say.
+func NewClient(ep Endpoint, red *Redactor) *Client {
+	hc := ep.HTTPClient
 	if hc == nil {
 		hc = &http.Client{}
 	}
-	hd := &headerDoer{c: hc, key: cfg.APIKey, azure: strings.Contains(strings.ToLower(cfg.BaseURL), ".openai.azure.com")}
-	oc := openai.DefaultConfig(cfg.APIKey)
-	oc.BaseURL = cfg.BaseURL
+	hd := &headerDoer{c: hc, key: ep.APIKey, azure: strings.Contains(strings.ToLower(ep.BaseURL), ".openai.azure.com")}
+	oc := openai.DefaultConfig(ep.APIKey)
+	oc.BaseURL = ep.BaseURL
 	oc.HTTPClient = hd
-	return &chatClient{api: openai.NewClientWithConfig(oc), cfg: cfg, red: red, hdr: hd, sleep: sleepCtx}
+	return &Client{api: openai.NewClientWithConfig(oc), ep: ep, red: red, hdr: hd, sleep: sleepCtx}
 }
 
 // sleepCtx sleeps d or until ctx is done.
@@ -112,13 +134,14 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// reply is one streamed answer of the model.
-type reply struct {
-	text  string
-	calls []openai.ToolCall
-	// prompt and completion tokens, as reported (or estimated when the
+// Reply is one streamed answer of the model.
+type Reply struct {
+	// Text is the answer's prose and Calls its tool calls.
+	Text  string
+	Calls []openai.ToolCall
+	// Prompt and Completion tokens, as reported (or estimated when the
 	// endpoint reported none).
-	prompt, completion int
+	Prompt, Completion int
 	estimated          bool
 	finishReason       string
 }
@@ -131,10 +154,10 @@ type retryable struct {
 
 func (r *retryable) Error() string { return r.what }
 
-// complete sends one request and streams its answer, calling onText with
+// Complete sends one request and streams its answer, calling onText with
 // each text delta as it arrives. It retries 429s, 5xxs and dropped streams
-// (onNotice says so, for the person watching) up to cfg.MaxRetries times.
-func (cc *chatClient) complete(ctx context.Context, req openai.ChatCompletionRequest, onText, onNotice func(string)) (*reply, error) {
+// (onNotice says so, for the person watching) up to MaxRetries times.
+func (cc *Client) Complete(ctx context.Context, req openai.ChatCompletionRequest, onText, onNotice func(string)) (*Reply, error) {
 	var last *retryable
 	for attempt := 0; ; attempt++ {
 		if cc.noUsage {
@@ -159,32 +182,32 @@ func (cc *chatClient) complete(ctx context.Context, req openai.ChatCompletionReq
 			continue
 		}
 		last = rt
-		if attempt >= cc.cfg.MaxRetries {
+		if attempt >= cc.ep.MaxRetries {
 			break
 		}
-		wait := cc.cfg.RetryDelay << attempt
+		wait := cc.ep.RetryDelay << attempt
 		wait = wait/2 + rand.N(wait/2+1)
 		if ra, ok := cc.hdr.lastRetryAfter(); ok && rt.status == http.StatusTooManyRequests {
 			wait = min(ra, 30*time.Second)
 		}
 		wait = min(wait, 30*time.Second)
-		onNotice(fmt.Sprintf("%s; retrying in %s (%d of %d)", rt.what, wait.Round(time.Millisecond), attempt+1, cc.cfg.MaxRetries))
+		onNotice(fmt.Sprintf("%s; retrying in %s (%d of %d)", rt.what, wait.Round(time.Millisecond), attempt+1, cc.ep.MaxRetries))
 		if err := cc.sleep(ctx, wait); err != nil {
 			return nil, err
 		}
 	}
-	return nil, &Error{Status: last.status, Retries: cc.cfg.MaxRetries,
-		Message: fmt.Sprintf("the model endpoint at %s failed %d times: %s", safeURL(cc.cfg.BaseURL), cc.cfg.MaxRetries+1, last.what)}
+	return nil, &Error{Status: last.status, Retries: cc.ep.MaxRetries,
+		Message: fmt.Sprintf("the model endpoint at %s failed %d times: %s", SafeURL(cc.ep.BaseURL), cc.ep.MaxRetries+1, last.what)}
 }
 
 // once sends the request once and reads the stream to its end.
-func (cc *chatClient) once(ctx context.Context, req openai.ChatCompletionRequest, onText func(string)) (*reply, error) {
+func (cc *Client) once(ctx context.Context, req openai.ChatCompletionRequest, onText func(string)) (*Reply, error) {
 	stream, err := cc.api.CreateChatCompletionStream(ctx, req)
 	if err != nil {
 		return nil, cc.classify(ctx, err, req)
 	}
 	defer stream.Close()
-	rep := &reply{}
+	rep := &Reply{}
 	type partial struct {
 		id, name string
 		args     strings.Builder
@@ -202,7 +225,7 @@ func (cc *chatClient) once(ctx context.Context, req openai.ChatCompletionRequest
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			return nil, &retryable{status: 0, what: "the model's stream was cut off (" + cc.red.scrub(shortErr(err)) + ")"}
+			return nil, &retryable{status: 0, what: "the model's stream was cut off (" + cc.red.Scrub(shortErr(err)) + ")"}
 		}
 		if chunk.Usage != nil {
 			usage = chunk.Usage
@@ -257,32 +280,32 @@ func (cc *chatClient) once(ctx context.Context, req openai.ChatCompletionRequest
 		// had finished: the answer is cut.
 		return nil, &retryable{what: "the model's stream ended before its answer was complete"}
 	}
-	rep.text = text.String()
+	rep.Text = text.String()
 	for i, p := range calls {
 		id := p.id
 		if id == "" {
 			id = fmt.Sprintf("call_adi_%d", i+1)
 		}
-		rep.calls = append(rep.calls, openai.ToolCall{ID: id, Type: openai.ToolTypeFunction,
+		rep.Calls = append(rep.Calls, openai.ToolCall{ID: id, Type: openai.ToolTypeFunction,
 			Function: openai.FunctionCall{Name: p.name, Arguments: p.args.String()}})
 	}
 	if usage != nil {
-		rep.prompt, rep.completion = usage.PromptTokens, usage.CompletionTokens
+		rep.Prompt, rep.Completion = usage.PromptTokens, usage.CompletionTokens
 	} else {
 		rep.estimated = true
-		rep.prompt = estimateTokens(requestBytes(req))
-		n := len(rep.text)
-		for _, c := range rep.calls {
+		rep.Prompt = EstimateTokens(requestBytes(req))
+		n := len(rep.Text)
+		for _, c := range rep.Calls {
 			n += len(c.Function.Name) + len(c.Function.Arguments)
 		}
-		rep.completion = estimateTokens(n)
+		rep.Completion = EstimateTokens(n)
 	}
 	return rep, nil
 }
 
 // classify turns an error of sending the request into a retryable, an
 // Error, or the context's error.
-func (cc *chatClient) classify(ctx context.Context, err error, req openai.ChatCompletionRequest) error {
+func (cc *Client) classify(ctx context.Context, err error, req openai.ChatCompletionRequest) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -298,12 +321,12 @@ func (cc *chatClient) classify(ctx context.Context, err error, req openai.ChatCo
 			msg = re.Err.Error()
 		}
 	}
-	msg = clip(cc.red.redact(strings.Join(strings.Fields(msg), " ")), 300)
-	where := safeURL(cc.cfg.BaseURL)
+	msg = clip(cc.red.Redact(strings.Join(strings.Fields(msg), " ")), 300)
+	where := SafeURL(cc.ep.BaseURL)
 	switch {
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
 		keyNote := "no API key was sent; set ADI_LLM_API_KEY (or OPENAI_API_KEY)"
-		if cc.cfg.APIKey != "" {
+		if cc.ep.APIKey != "" {
 			keyNote = "check ADI_LLM_API_KEY (or OPENAI_API_KEY)"
 		}
 		return &Error{Status: status, Message: fmt.Sprintf("the model endpoint at %s refused the API key (%d %s): %s. %s",
@@ -322,11 +345,11 @@ func (cc *chatClient) classify(ctx context.Context, err error, req openai.ChatCo
 	}
 	var ne net.Error
 	if errors.As(err, &ne) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-		return &retryable{what: "cannot reach the model endpoint at " + where + ": " + cc.red.redact(shortErr(err))}
+		return &retryable{what: "cannot reach the model endpoint at " + where + ": " + cc.red.Redact(shortErr(err))}
 	}
 	// Refused before sending (an unknown model for chat completions, a
 	// request the library rejects): retrying cannot help.
-	return &Error{Message: fmt.Sprintf("the request for model %q was not sent: %s", req.Model, cc.red.redact(shortErr(err)))}
+	return &Error{Message: fmt.Sprintf("the request for model %q was not sent: %s", req.Model, cc.red.Redact(shortErr(err)))}
 }
 
 // orNone is s, or "no message" when s is empty.
@@ -347,9 +370,9 @@ func shortErr(err error) string {
 	return s
 }
 
-// estimateTokens approximates a token count from a byte count: about 4
+// EstimateTokens approximates a token count from a byte count: about 4
 // bytes a token for English and code (what OpenAI's tokenizers average).
-func estimateTokens(bytes int) int { return (bytes + 3) / 4 }
+func EstimateTokens(bytes int) int { return (bytes + 3) / 4 }
 
 // requestBytes is the size of a request's messages and tools.
 func requestBytes(req openai.ChatCompletionRequest) int {
@@ -360,16 +383,33 @@ func requestBytes(req openai.ChatCompletionRequest) int {
 			n += len(c.ID) + len(c.Function.Name) + len(c.Function.Arguments) + 16
 		}
 	}
-	return n + toolSchemaBytes
-}
-
-// toolSchemaBytes is the size of the tool definitions sent with each
-// request (measured once).
-var toolSchemaBytes = func() int {
-	n := 0
-	for _, t := range toolSchemas() {
+	for _, t := range req.Tools {
 		b, _ := t.MarshalJSON()
 		n += len(b)
 	}
 	return n
-}()
+}
+
+// SafeURL is a URL for messages: without user information or query (either
+// may hold a credential).
+func SafeURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	u.User = nil
+	u.RawQuery = ""
+	u.Fragment = ""
+	return u.String()
+}
+
+// clip cuts s to n bytes at a UTF-8 boundary, marking the cut with "…".
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
+}
