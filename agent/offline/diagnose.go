@@ -136,7 +136,8 @@ func focusOr(focus, scope []*trace.Frame) []*trace.Frame {
 	return scope
 }
 
-// Passed reports whether a recorded run did not fail.
+// Passed reports whether a recorded run did not fail: there is nothing to
+// diagnose (ErrPassed).
 func Passed(rec *trace.Recording) bool {
 	o := rec.Outcome
 	return o.ExitCode == 0 && o.Panic == nil && len(o.FailedTests) == 0 && !o.Killed

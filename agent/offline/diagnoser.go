@@ -13,7 +13,8 @@ import (
 	"github.com/adi-go/adi/engine/trace"
 )
 
-// Options configure Diagnose.
+// Options configure Diagnose, and the LLM agent, which runs it for its
+// hints and verifies the model's fix with the same target and timeout.
 type Options struct {
 	// Target is the recorded command line; coverage and verification runs
 	// are derived from it. Without it (zero Argv) the diagnosis uses the
