@@ -1,8 +1,6 @@
 package agent
 
-import (
-	"github.com/adi-go/adi/agent/watch"
-)
+import "github.com/adi-go/adi/agent/watch"
 
 // DefaultDebounce is how long a watched tree must be quiet before a burst
 // of saves is reported as one Change.
