@@ -50,7 +50,7 @@ func watchGoroutines() int {
 	buf = buf[:runtime.Stack(buf, true)]
 	n := 0
 	for _, g := range strings.Split(string(buf), "\n\n") {
-		if strings.Contains(g, "agent.(*Watcher).loop") || strings.Contains(g, "adapter.(*session).startWatch") {
+		if strings.Contains(g, "watch.(*Watcher).loop") || strings.Contains(g, "adapter.(*session).startWatch") {
 			n++
 		}
 	}

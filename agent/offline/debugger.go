@@ -1,0 +1,26 @@
+package offline
+
+import (
+	"context"
+
+	"github.com/adi-go/adi/engine"
+	"github.com/adi-go/adi/engine/trace"
+)
+
+// Debugger is what the offline diagnoser uses of an engine session: the
+// recording, Frame Lifetime Traces and re-execution. It never reaches
+// around it (DESIGN.md §4).
+type Debugger interface {
+	// Recording returns T, the recorded frames and the run's outcome.
+	Recording() *trace.Recording
+	// Program returns the recorded program (its environment is reused for
+	// coverage and verification runs).
+	Program() *engine.Program
+	// FLT returns the trace of frame f, built on first use.
+	FLT(ctx context.Context, f *trace.Frame) (*trace.FLT, error)
+	// Execute evaluates stmt at the k-th visit of line in frame fid.
+	Execute(ctx context.Context, fid trace.FID, line, k int, stmt string) (*engine.ExecResult, error)
+}
+
+// The engine's session is the Debugger.
+var _ Debugger = (*engine.Session)(nil)

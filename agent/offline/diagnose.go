@@ -1,0 +1,396 @@
+package offline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"go/ast"
+	"slices"
+	"strings"
+
+	"github.com/adi-go/adi/agent/gocmd"
+	"github.com/adi-go/adi/agent/report"
+	"github.com/adi-go/adi/agent/syntax"
+	"github.com/adi-go/adi/agent/verify"
+	"github.com/adi-go/adi/engine/trace"
+)
+
+// Diagnose runs the offline diagnoser on a recorded failing run: panic
+// origin tracing when the failure started with a panic, otherwise the
+// rules over the failing tests' frames ranked with spectrum-based fault
+// localisation; then it verifies the best fixes by re-running. It returns
+// ErrPassed when the run did not fail.
+func Diagnose(ctx context.Context, dbg Debugger, opts Options) (*report.Diagnosis, error) {
+	opts = opts.withDefaults()
+	rec := dbg.Recording()
+	if Passed(rec) {
+		return nil, ErrPassed
+	}
+	d := &diagnoser{dbg: dbg, rec: rec, opts: opts, src: syntax.NewCache(), states: map[trace.FID]*frameState{}}
+	if rec.Partial != "" {
+		d.note("partial recording: " + rec.Partial)
+	}
+	if len(opts.Target.Argv) > 0 {
+		t := opts.Target
+		if p := dbg.Program(); p != nil {
+			t.Env = append(append([]string(nil), p.Env...), t.Env...)
+		}
+		d.pkg, d.pkgErr = gocmd.Resolve(ctx, t)
+		if d.pkgErr != nil {
+			d.note("no spectrum and no verification: " + d.pkgErr.Error())
+		}
+	} else {
+		d.note("no target command line: no spectrum and no verification")
+	}
+
+	roots := d.testRoots()
+	var scope []*trace.Frame
+	if len(roots) > 0 {
+		scope = d.subtree(roots...)
+	} else {
+		scope = slices.Collect(rec.All)
+	}
+
+	// The spectrum of the package's tests, for test targets.
+	var ranked []suspect
+	var totalFailed, totalPassed int
+	if d.pkg != nil && d.pkg.IsTest() {
+		units, err := d.spectra(ctx)
+		if err != nil {
+			d.note("no spectrum: " + err.Error())
+		}
+		ranked, totalFailed = ochiai(units)
+		for _, u := range units {
+			if !u.failed && !u.nocover {
+				totalPassed++
+			}
+		}
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+
+	var head []report.Evidence
+	var focus []*trace.Frame
+	if len(roots) > 0 {
+		opts.Log("adi: reading the failed assertions")
+		for _, fl := range d.failures(ctx, roots) {
+			head = append(head, d.failureEvidence(fl)...)
+			focus = append(focus, d.subtree(fl.wrong...)...)
+		}
+	}
+	if len(focus) == 0 {
+		focus = scope
+	}
+	sortBySeq(focus)
+
+	var findings []*finding
+	if pf, msg := d.panicked(scope); pf != nil {
+		opts.Log("adi: tracing the panic in %s back to its origin", pf.FID)
+		fnd, err := d.diagnosePanic(ctx, pf, msg)
+		if err != nil {
+			d.note("panic origin tracing: " + err.Error())
+		} else {
+			findings = append(findings, fnd)
+		}
+	}
+	if len(findings) == 0 {
+		opts.Log("adi: checking the failing path for dropped errors, lost writes and off-by-one bounds")
+		findings = append(findings, d.droppedFindings(ctx, focusOr(focus, scope))...)
+		findings = append(findings, d.receiverFindings(ctx, scope)...)
+		findings = append(findings, d.boundaryFindings(ctx, focus, scope)...)
+		findings = append(findings, d.uncheckedErrs(ctx, focusOr(focus, scope))...)
+		if f := d.sbflFinding(ranked, totalFailed, totalPassed, focus); f != nil {
+			findings = append(findings, f)
+		}
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if len(findings) == 0 {
+		return d.nothingFound(head), nil
+	}
+	scores := map[lineKey]float64{}
+	for _, s := range ranked {
+		scores[s.line] = s.score
+	}
+	for _, f := range findings {
+		f.score = scores[lineKey{f.root.File, f.root.Line}]
+	}
+	rank(findings)
+	d.verifyFindings(ctx, findings)
+	findings = dropRefuted(findings)
+	if len(findings) == 0 {
+		d.note("the off-by-one fixes tried were refuted by re-running")
+		return d.nothingFound(head), nil
+	}
+	rank(findings)
+	return d.diagnosis(findings, head, ranked, totalFailed, totalPassed), nil
+}
+
+// focusOr returns focus, or scope when focus is empty.
+func focusOr(focus, scope []*trace.Frame) []*trace.Frame {
+	if len(focus) > 0 {
+		return focus
+	}
+	return scope
+}
+
+// Passed reports whether a recorded run did not fail: there is nothing to
+// diagnose (ErrPassed).
+func Passed(rec *trace.Recording) bool {
+	o := rec.Outcome
+	return o.ExitCode == 0 && o.Panic == nil && len(o.FailedTests) == 0 && !o.Killed
+}
+
+// verifyFindings verifies the fixes of the findings in rank order, within
+// the budget, until one passes.
+func (d *diagnoser) verifyFindings(ctx context.Context, findings []*finding) {
+	budget := d.opts.MaxVerify
+	for _, f := range findings {
+		if len(f.fixes) == 0 {
+			continue
+		}
+		for i := range f.fixes {
+			if budget == 0 || ctx.Err() != nil {
+				if f.verification == nil {
+					d.note(fmt.Sprintf("the budget of %d verifications was used up", d.opts.MaxVerify))
+				}
+				return
+			}
+			fx := &f.fixes[i]
+			root := ""
+			if d.pkg != nil {
+				root = d.pkg.Root()
+			} else if d.rec != nil {
+				root = commonDir(fx)
+			}
+			diff, err := makeDiff(root, *fx)
+			if err != nil {
+				d.note("making a diff: " + err.Error())
+				continue
+			}
+			f.tried, f.diff = fx, diff
+			switch {
+			case d.opts.NoVerify:
+				f.verification = &report.Verification{Status: report.NotRun, Output: "verification was not asked for"}
+			case d.pkg == nil:
+				f.verification = &report.Verification{Status: report.NotRun, Output: "verification needs the go test or go run command of the target"}
+			default:
+				budget--
+				d.opts.Log("adi: verifying the fix %s", fx.desc)
+				f.verification = verify.FixIn(ctx, d.pkg, diff, verify.Options{Timeout: d.opts.CommandTimeout, Stdin: d.stdin(), Log: d.opts.Log})
+			}
+			if f.verification.Status == report.Passed || d.opts.NoVerify || d.pkg == nil {
+				break
+			}
+		}
+		if f.verification == nil {
+			continue
+		}
+		if f.verification.Status == report.Passed {
+			return
+		}
+		f.refuted = f.tried == &f.fixes[len(f.fixes)-1] && f.verification.Status != report.NotRun
+	}
+}
+
+// dropRefuted removes the boundary findings whose every fix was tried and
+// failed: the rerun refutes them (a loop that met its bound is otherwise
+// normal), so they are no evidence.
+func dropRefuted(fs []*finding) []*finding {
+	var out []*finding
+	for _, f := range fs {
+		if f.method == "boundary" && f.refuted {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// stdin is the file the recorded program read as standard input.
+func (d *diagnoser) stdin() string {
+	if p := d.dbg.Program(); p != nil {
+		return p.Stdin
+	}
+	return ""
+}
+
+// commonDir is the directory of a fix's first file (diff paths are then
+// relative to it).
+func commonDir(fx *fix) string {
+	if len(fx.edits) == 0 {
+		return ""
+	}
+	f := fx.edits[0].file
+	return f[:strings.LastIndexByte(f, '/')+1]
+}
+
+// sbflFinding is the fallback suspect: the most suspicious line inside the
+// functions on the failing path (else overall).
+func (d *diagnoser) sbflFinding(ranked []suspect, totalFailed, totalPassed int, focus []*trace.Frame) *finding {
+	if len(ranked) == 0 || ranked[0].score == 0 {
+		return nil
+	}
+	pick, fr := ranked[0], (*trace.Frame)(nil)
+	for _, s := range ranked {
+		if s.score == 0 {
+			break
+		}
+		if f := d.frameHolding(s.line, focus); f != nil {
+			pick, fr = s, f
+			break
+		}
+	}
+	f := &finding{method: "sbfl", root: trace.Pos{File: pick.line.file, Line: pick.line.line},
+		strength: strengthSBFL, confidence: report.Low, score: pick.score}
+	if fr != nil {
+		f.fn, f.fid = fr.FID.Func, fr.FID
+	} else {
+		f.fn = d.funcAtLine(pick.line)
+	}
+	text := ""
+	if file, err := d.src.File(pick.line.file); err == nil {
+		text = strings.TrimSpace(file.LineText(pick.line.line))
+	}
+	f.summary = fmt.Sprintf("the most suspicious statement on the failing path is `%s` at %s:%d (%s)",
+		text, d.rel(pick.line.file), pick.line.line, pick.reason(totalFailed, totalPassed))
+	f.explanation = "No rule matched the recording; this statement is ranked first by spectrum-based fault localisation over the package's tests. " +
+		"Statements run by exactly the same tests tie, so look at its neighbours in the candidates too."
+	f.evidence = append(f.evidence, report.Evidence{FID: f.fid.String(), File: d.rel(pick.line.file), Line: pick.line.line,
+		Claim: "ranked first by spectrum-based fault localisation", Value: pick.reason(totalFailed, totalPassed)})
+	return f
+}
+
+// frameHolding returns the first frame of fs whose function holds line.
+func (d *diagnoser) frameHolding(l lineKey, fs []*trace.Frame) *trace.Frame {
+	file, err := d.src.File(l.file)
+	if err != nil {
+		return nil
+	}
+	fn, _ := file.FuncAt(l.line)
+	if fn == nil {
+		return nil
+	}
+	declLine := file.Line(fn.Pos())
+	for _, f := range fs {
+		if f.Decl.File == l.file && f.Decl.Line == declLine {
+			return f
+		}
+	}
+	return nil
+}
+
+// funcAtLine names the function declared around a line ("" when none),
+// as the runtime would: pkg.Func or pkg.(*T).M.
+func (d *diagnoser) funcAtLine(l lineKey) string {
+	file, err := d.src.File(l.file)
+	if err != nil {
+		return ""
+	}
+	_, fd := file.FuncAt(l.line)
+	if fd == nil {
+		return ""
+	}
+	name := fd.Name.Name
+	if fd.Recv != nil && len(fd.Recv.List) > 0 {
+		switch t := fd.Recv.List[0].Type.(type) {
+		case *ast.StarExpr:
+			name = "(*" + exprString(t.X) + ")." + name
+		default:
+			name = exprString(t) + "." + name
+		}
+	}
+	if d.pkg != nil {
+		return d.pkg.ImportPath + "." + name
+	}
+	return file.AST.Name.Name + "." + name
+}
+
+// diagnosis builds the answer from the ranked findings.
+func (d *diagnoser) diagnosis(findings []*finding, head []report.Evidence, ranked []suspect, totalFailed, totalPassed int) *report.Diagnosis {
+	best := findings[0]
+	d.finalize(best)
+	diag := &report.Diagnosis{
+		RootCause:   report.Location{File: d.rel(best.root.File), Line: best.root.Line, Func: best.fn, FID: best.fid.String()},
+		Summary:     best.summary,
+		Explanation: best.explanation,
+		Evidence:    append(append([]report.Evidence{}, head...), best.evidence...),
+		Fix:         best.diff,
+		Confidence:  best.confidence,
+		Method:      best.method,
+		Source:      "offline",
+		Candidates:  []report.Candidate{},
+	}
+	if best.verification != nil {
+		diag.Verification = best.verification
+		if best.verification.Status == report.Passed {
+			diag.Confidence = report.High
+		}
+	}
+	if len(diag.Evidence) == 0 {
+		diag.Evidence = []report.Evidence{}
+	}
+	seen := map[lineKey]bool{{best.root.File, best.root.Line}: true}
+	for _, f := range findings[1:] {
+		k := lineKey{f.root.File, f.root.Line}
+		if seen[k] || len(diag.Candidates) >= 5 {
+			continue
+		}
+		seen[k] = true
+		diag.Candidates = append(diag.Candidates, report.Candidate{File: d.rel(f.root.File), Line: f.root.Line, Func: f.fn,
+			Score: round2(f.score), Reason: f.method + ": " + f.summary})
+	}
+	for _, s := range ranked {
+		if len(diag.Candidates) >= 5 || s.score == 0 {
+			break
+		}
+		if seen[s.line] {
+			continue
+		}
+		seen[s.line] = true
+		diag.Candidates = append(diag.Candidates, report.Candidate{File: d.rel(s.line.file), Line: s.line.line,
+			Func: d.funcAtLine(s.line), Score: round2(s.score), Reason: s.reason(totalFailed, totalPassed)})
+	}
+	diag.Partial = strings.Join(d.notes, "; ")
+	return diag
+}
+
+// finalize rewrites a finding's summary once its fix is verified.
+func (d *diagnoser) finalize(f *finding) {
+	if f.verification == nil || f.verification.Status != report.Passed || f.tried == nil {
+		return
+	}
+	if f.method == "boundary" {
+		f.summary = fmt.Sprintf("%s is off by one at %s:%d: %s makes the failing tests pass",
+			syntax.ShortFunc(f.fn), d.rel(f.root.File), f.root.Line, f.tried.desc)
+		f.explanation = f.detail + fmt.Sprintf(" The bound is off by one: with %s the failing command and the rest of the package's tests pass (verified on an overlay copy).", f.tried.desc)
+	}
+}
+
+// nothingFound is the answer when no rule matched and there is no
+// spectrum: the failure itself, with low confidence.
+func (d *diagnoser) nothingFound(head []report.Evidence) *report.Diagnosis {
+	diag := &report.Diagnosis{Confidence: report.Low, Method: "none", Source: "offline", Evidence: head, Candidates: []report.Candidate{}}
+	if diag.Evidence == nil {
+		diag.Evidence = []report.Evidence{}
+	}
+	o := d.rec.Outcome
+	switch {
+	case len(o.FailedTests) > 0:
+		diag.Summary = "the tests " + strings.Join(o.FailedTests, ", ") + " fail; no rule of the offline diagnoser matched"
+	default:
+		diag.Summary = fmt.Sprintf("the program exits with status %d; no rule of the offline diagnoser matched", o.ExitCode)
+	}
+	diag.Explanation = "The offline rules (panic origin tracing, dropped errors, value receivers, off-by-one bounds, spectrum ranking) found nothing to point at. Inspect the run with adi repl, or configure a model."
+	d.note("no root cause found")
+	diag.Partial = strings.Join(d.notes, "; ")
+	return diag
+}
+
+// round2 rounds a score to two decimals for display.
+func round2(x float64) float64 { return float64(int(x*100+0.5)) / 100 }
+
+// IsPassed reports whether err says the target passed.
+func IsPassed(err error) bool { return errors.Is(err, ErrPassed) }

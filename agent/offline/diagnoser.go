@@ -1,0 +1,155 @@
+package offline
+
+import (
+	"context"
+	"fmt"
+	"go/ast"
+	"strings"
+	"time"
+
+	"github.com/adi-go/adi/agent/gocmd"
+	"github.com/adi-go/adi/agent/report"
+	"github.com/adi-go/adi/agent/syntax"
+	"github.com/adi-go/adi/engine/trace"
+)
+
+// Options configure Diagnose, and the LLM agent, which runs it for its
+// hints and verifies the model's fix with the same target and timeout.
+type Options struct {
+	// Target is the recorded command line; coverage and verification runs
+	// are derived from it. Without it (zero Argv) the diagnosis uses the
+	// recording only: no spectrum, no verification.
+	Target gocmd.Target
+	// NoVerify skips verifying fixes (the diagnosis still proposes them).
+	NoVerify bool
+	// MaxVerify bounds how many candidate fixes are verified (default 4).
+	MaxVerify int
+	// MaxFLTs bounds how many frame traces the rules build (default 40).
+	MaxFLTs int
+	// CommandTimeout bounds each go command and test run (default 3m).
+	CommandTimeout time.Duration
+	// Log receives progress lines for a person (nil: none).
+	Log func(format string, args ...any)
+}
+
+// withDefaults fills the zero options.
+func (o Options) withDefaults() Options {
+	if o.MaxVerify <= 0 {
+		o.MaxVerify = 4
+	}
+	if o.MaxFLTs <= 0 {
+		o.MaxFLTs = 40
+	}
+	if o.CommandTimeout <= 0 {
+		o.CommandTimeout = 3 * time.Minute
+	}
+	if o.Log == nil {
+		o.Log = func(string, ...any) {}
+	}
+	return o
+}
+
+// diagnoser is the state of one offline diagnosis.
+type diagnoser struct {
+	dbg  Debugger
+	rec  *trace.Recording
+	opts Options
+	src  *syntax.Cache
+	// pkg is the target's package; nil when it could not be resolved
+	// (pkgErr says why).
+	pkg    *gocmd.Package
+	pkgErr error
+	// states caches the replayed ΔS of each traced frame.
+	states map[trace.FID]*frameState
+	built  int
+	// notes say what made the diagnosis partial.
+	notes []string
+}
+
+// errBudget is returned by flt when MaxFLTs traces were built.
+type errBudget struct{ max int }
+
+// Error says which budget ran out.
+func (e *errBudget) Error() string {
+	return fmt.Sprintf("the budget of %d frame traces was used up", e.max)
+}
+
+// flt returns the trace of f and its replayed state, within the budget.
+func (d *diagnoser) flt(ctx context.Context, f *trace.Frame) (*trace.FLT, *frameState, error) {
+	if st, ok := d.states[f.FID]; ok {
+		return st.flt, st, nil
+	}
+	if d.built >= d.opts.MaxFLTs {
+		d.note((&errBudget{d.opts.MaxFLTs}).Error() + " (raise MaxFLTs)")
+		return nil, nil, &errBudget{d.opts.MaxFLTs}
+	}
+	d.built++
+	flt, err := d.dbg.FLT(ctx, f)
+	if err != nil {
+		d.note(fmt.Sprintf("no trace of %s: %v", f.FID, err))
+		return nil, nil, err
+	}
+	if flt.Truncated {
+		d.note(fmt.Sprintf("the trace of %s was cut: %s", f.FID, flt.Note))
+	}
+	st := newFrameState(flt)
+	d.states[f.FID] = st
+	return flt, st, nil
+}
+
+// note records a reason the diagnosis is partial (once).
+func (d *diagnoser) note(s string) {
+	for _, n := range d.notes {
+		if n == s {
+			return
+		}
+	}
+	d.notes = append(d.notes, s)
+}
+
+// rel returns a file path as the diagnosis shows it: relative to the
+// module root when possible.
+func (d *diagnoser) rel(path string) string {
+	if d.pkg != nil {
+		return d.pkg.Rel(path)
+	}
+	return path
+}
+
+// frame returns the recorded frame with the given FID.
+func (d *diagnoser) frame(fid trace.FID) *trace.Frame {
+	f, _ := d.rec.Lookup(fid)
+	return f
+}
+
+// evidence builds an Evidence entry at a step of frame f.
+func (d *diagnoser) evidence(f *trace.Frame, pos trace.Pos, claim, value string) report.Evidence {
+	e := report.Evidence{File: d.rel(pos.File), Line: pos.Line, Claim: claim, Value: short(value)}
+	if f != nil {
+		e.FID = f.FID.String()
+	}
+	return e
+}
+
+// isTestFile reports whether path is a _test.go file.
+func isTestFile(path string) bool { return strings.HasSuffix(path, "_test.go") }
+
+// eachFunc calls visit once for each function of scope outside the test
+// files, with its source file and declaration: the walk every source rule
+// starts with.
+func (d *diagnoser) eachFunc(ctx context.Context, scope []*trace.Frame, visit func(f *trace.Frame, file *syntax.File, fd *ast.FuncDecl)) {
+	done := map[string]bool{}
+	for _, f := range scope {
+		if done[f.FID.Func] || isTestFile(f.Decl.File) || ctx.Err() != nil {
+			continue
+		}
+		done[f.FID.Func] = true
+		file, err := d.src.File(f.Decl.File)
+		if err != nil {
+			continue
+		}
+		if fd := file.FuncDecl(f.Decl.Line); fd != nil {
+			visit(f, file, fd)
+		}
+	}
+}

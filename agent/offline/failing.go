@@ -1,0 +1,313 @@
+package offline
+
+import (
+	"context"
+	"fmt"
+	"go/ast"
+	"go/token"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/adi-go/adi/agent/report"
+	"github.com/adi-go/adi/agent/syntax"
+	"github.com/adi-go/adi/engine/trace"
+)
+
+// failure is one failed assertion of a test, read from its frame's trace:
+// the if statement whose body called t.Errorf (or Fatal…), and the frames
+// whose results it rejected.
+type failure struct {
+	test *trace.Frame
+	// step is the t.Errorf step; ifStep the step of the if guarding it
+	// (-1 when there is none).
+	step, ifStep int
+	cond         string
+	// wrong are the frames whose results fed the failed condition.
+	wrong []*trace.Frame
+	// message is what the test printed for this assertion.
+	message string
+}
+
+// testFailRE matches the statements by which a test reports a failure.
+var testFailRE = regexp.MustCompile(`\.(Errorf|Error|Fatalf|Fatal|Fail|FailNow)\(`)
+
+// outputLineRE matches a test's report line: "    file_test.go:21: msg".
+var outputLineRE = regexp.MustCompile(`(?m)^\s+(\w[\w.-]*_test\.go):(\d+): (.*)$`)
+
+// testRoots returns the frames of the failing tests' functions.
+func (d *diagnoser) testRoots() []*trace.Frame {
+	var out []*trace.Frame
+	for _, name := range d.rec.Outcome.FailedTests {
+		if strings.Contains(name, "/") {
+			continue
+		}
+		var seqs []int32
+		for _, fn := range d.rec.Funcs() {
+			if syntax.FuncName(fn) == name && isTestFile(d.rec.DeclOf(fn).File) {
+				seqs = append(seqs, d.rec.InvocationSeqs(fn)...)
+			}
+		}
+		slices.Sort(seqs) // in order of entry
+		for _, seq := range seqs {
+			out = append(out, d.rec.At(int(seq)))
+		}
+	}
+	return out
+}
+
+// maxTestFLTs bounds the test-side frames traced to find the assertions.
+const maxTestFLTs = 10
+
+// failures finds the failed assertions in the traces of the failing tests'
+// own frames (the test functions, their subtests' closures and helpers).
+func (d *diagnoser) failures(ctx context.Context, roots []*trace.Frame) []failure {
+	type report struct {
+		file string
+		line int
+		msg  string
+	}
+	var reports []report
+	for _, m := range outputLineRE.FindAllStringSubmatch(d.rec.Outcome.Output(), -1) {
+		n, _ := strconv.Atoi(m[2])
+		reports = append(reports, report{m[1], n, m[3]})
+	}
+	// The frames whose function holds a reported line come first.
+	var cands, rest []*trace.Frame
+	for _, f := range d.subtree(roots...) {
+		if !isTestFile(f.Decl.File) {
+			continue
+		}
+		holds := false
+		if file, err := d.src.File(f.Decl.File); err == nil {
+			for _, r := range reports {
+				if r.file != filepath.Base(f.Decl.File) {
+					continue
+				}
+				if fn, _ := file.FuncAt(r.line); fn != nil && file.Line(fn.Pos()) == f.Decl.Line {
+					holds = true
+				}
+			}
+		}
+		if holds {
+			cands = append(cands, f)
+		} else {
+			rest = append(rest, f)
+		}
+	}
+	if len(cands) == 0 {
+		cands = rest
+	}
+	var out []failure
+	used := make([]bool, len(reports))
+	for i, f := range cands {
+		if i >= maxTestFLTs {
+			d.note(fmt.Sprintf("only %d of the failing tests' frames were searched for failed assertions", maxTestFLTs))
+			break
+		}
+		flt, st, err := d.flt(ctx, f)
+		if err != nil {
+			continue
+		}
+		for j, step := range flt.Steps {
+			// Reports come out in the order the assertions failed. A
+			// report at a statement that is not t.Errorf is a call of a
+			// helper (t.Helper() reports the caller's line), such as
+			// testify's assert.Equal.
+			report := -1
+			for k, r := range reports {
+				if !used[k] && r.file == filepath.Base(step.File) && r.line == step.Line {
+					report = k
+					break
+				}
+			}
+			if report < 0 && !testFailRE.MatchString(step.Stmt) {
+				continue
+			}
+			fl := failure{test: f, step: j, ifStep: -1}
+			if report >= 0 {
+				fl.message, used[report] = reports[report].msg, true
+			}
+			d.assertion(flt, st, &fl)
+			out = append(out, fl)
+		}
+	}
+	return out
+}
+
+// assertion fills in the if statement guarding a failure and the frames
+// whose results its condition read.
+func (d *diagnoser) assertion(flt *trace.FLT, st *frameState, fl *failure) {
+	step := flt.Steps[fl.step]
+	file, err := d.src.File(step.File)
+	if err != nil {
+		return
+	}
+	// The checked expression: the condition of the if around t.Errorf,
+	// else the arguments of a helper's call (check(t, got, want)).
+	var cond ast.Expr
+	if is := file.EnclosingIf(step.Line); is != nil {
+		ifLine := file.Line(is.Pos())
+		for i := fl.step - 1; i >= 0; i-- {
+			if flt.Steps[i].Line == ifLine && flt.Steps[i].File == step.File {
+				fl.ifStep = i
+				break
+			}
+		}
+		cond = is.Cond
+	} else if es, ok := file.StmtAt(step.Line).(*ast.ExprStmt); ok && !testFailRE.MatchString(step.Stmt) {
+		fl.ifStep, cond = fl.step, es.X
+	}
+	if cond == nil || fl.ifStep < 0 {
+		fl.wrong = d.moduleCallees(flt, 0, fl.step)
+		return
+	}
+	fl.cond = file.Text(cond)
+	vars := st.afterStep(fl.ifStep)
+	seen := map[trace.FID]bool{}
+	add := func(f *trace.Frame) {
+		if f != nil && !seen[f.FID] && !isTestFile(f.Decl.File) {
+			seen[f.FID] = true
+			fl.wrong = append(fl.wrong, f)
+		}
+	}
+	// The names of the condition assigned last before it (a test computes
+	// what it checks right before checking it: got, not the fixture).
+	latest := -1
+	for _, name := range idents(cond) {
+		if _, ok := vars[name]; !ok {
+			continue
+		}
+		for j := fl.ifStep; j >= 0; j-- {
+			if changedVar(&flt.Steps[j], name) != nil {
+				if len(d.moduleCallees(flt, j, j+1)) > 0 {
+					latest = max(latest, j)
+				}
+				break
+			}
+		}
+	}
+	for _, name := range idents(cond) {
+		v, ok := vars[name]
+		if !ok {
+			continue
+		}
+		for j := fl.ifStep; j >= 0; j-- {
+			if changedVar(&flt.Steps[j], name) == nil {
+				continue
+			}
+			if j != latest {
+				break
+			}
+			// The callee whose result is the value, else all of them.
+			var match []*trace.Frame
+			for _, fid := range flt.Steps[j].Callees {
+				if f := d.frame(fid); f != nil && len(f.Results) > 0 && f.Results[0].Text == v.Text {
+					match = append(match, f)
+				}
+			}
+			if len(match) == 0 {
+				for _, fid := range flt.Steps[j].Callees {
+					match = append(match, d.frame(fid))
+				}
+			}
+			for _, f := range match {
+				add(f)
+			}
+			break
+		}
+	}
+	if len(fl.wrong) == 0 {
+		for _, fid := range flt.Steps[fl.ifStep].Callees {
+			add(d.frame(fid))
+		}
+	}
+}
+
+// moduleCallees returns the non-test frames called by steps [from, to).
+func (d *diagnoser) moduleCallees(flt *trace.FLT, from, to int) []*trace.Frame {
+	var out []*trace.Frame
+	for i := from; i < to && i < len(flt.Steps); i++ {
+		for _, fid := range flt.Steps[i].Callees {
+			if f := d.frame(fid); f != nil && !isTestFile(f.Decl.File) {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+// failureEvidence describes a failed assertion: the condition, the values
+// it compared and the frames they came from.
+func (d *diagnoser) failureEvidence(fl failure) []report.Evidence {
+	st := d.states[fl.test.FID]
+	if st == nil {
+		return nil
+	}
+	step := st.flt.Steps[fl.step]
+	var out []report.Evidence
+	if fl.ifStep >= 0 && fl.cond != "" {
+		vars := st.afterStep(fl.ifStep)
+		var vals []string
+		if e := parseExpr(fl.cond); e != nil {
+			for _, name := range idents(e) {
+				if v, ok := vars[name]; ok && strings.HasPrefix(v.Type, "*testing.") {
+					continue // t itself
+				}
+				if v, ok := evalText(name, vars); ok {
+					vals = append(vals, name+" = "+v)
+				}
+			}
+			for _, side := range comparedSides(e) {
+				switch parseExpr(side).(type) {
+				case *ast.BasicLit, *ast.Ident, nil:
+					continue
+				}
+				if v, ok := evalText(side, vars); ok && !slicesContainsPrefix(vals, side+" = ") {
+					vals = append(vals, side+" = "+v)
+				}
+			}
+		}
+		var from []string
+		for _, w := range fl.wrong {
+			from = append(from, fmt.Sprintf("%s returned %s", syntax.ShortFunc(w.FID.String()), resultsText(w)))
+		}
+		claim := fmt.Sprintf("the test's check `%s` failed", fl.cond)
+		if len(from) > 0 {
+			claim += ": " + strings.Join(from, "; ")
+		}
+		ifPos := st.flt.Steps[fl.ifStep].Pos
+		out = append(out, d.evidence(fl.test, ifPos, claim, strings.Join(vals, ", ")))
+	}
+	if fl.message != "" {
+		out = append(out, d.evidence(fl.test, step.Pos, "the test reported", fl.message))
+	}
+	return out
+}
+
+// comparedSides returns the operands of the comparisons in a condition.
+func comparedSides(e ast.Expr) []string {
+	var out []string
+	ast.Inspect(e, func(n ast.Node) bool {
+		if be, ok := n.(*ast.BinaryExpr); ok {
+			switch be.Op {
+			case token.EQL, token.NEQ, token.LSS, token.LEQ, token.GTR, token.GEQ:
+				out = append(out, exprString(be.X), exprString(be.Y))
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// slicesContainsPrefix reports whether some element of xs starts with p.
+func slicesContainsPrefix(xs []string, p string) bool {
+	for _, x := range xs {
+		if strings.HasPrefix(x, p) {
+			return true
+		}
+	}
+	return false
+}

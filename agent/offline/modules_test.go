@@ -1,0 +1,138 @@
+package offline
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/adi-go/adi/agent/agenttest"
+	"github.com/adi-go/adi/agent/gocmd"
+	"github.com/adi-go/adi/agent/report"
+	"github.com/adi-go/adi/engine"
+)
+
+// writeModule writes a module of its own with the given files (name →
+// source) and returns its directory.
+func writeModule(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	files["go.mod"] = "module example.com/m\n\ngo 1.26\n"
+	for name, src := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestDiagnoseModules covers two shapes the fixtures do not: a check done
+// by a test helper (t.Helper() reports the caller's line), and an err that
+// is overwritten before it is read.
+func TestDiagnoseModules(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records and re-runs")
+	}
+	cases := []struct {
+		name   string
+		files  map[string]string
+		line   int
+		method string
+		fix    report.Status
+	}{
+		{"helper check", map[string]string{
+			"clamp.go": `package m
+
+// Clamp limits x to [lo, hi).
+func Clamp(x, lo, hi int) int {
+	if x < lo {
+		return lo
+	}
+	if x > hi {
+		return hi - 1
+	}
+	return x
+}
+`,
+			"clamp_test.go": `package m
+
+import "testing"
+
+func check(t *testing.T, got, want int) {
+	t.Helper()
+	if got != want {
+		t.Errorf("got %d, want %d", got, want)
+	}
+}
+
+func TestClamp(t *testing.T) {
+	check(t, Clamp(5, 0, 10), 5)
+	check(t, Clamp(10, 0, 10), 9)
+	check(t, Clamp(-3, 0, 10), 0)
+}
+`}, 8, "boundary", report.Passed},
+		{"overwritten err", map[string]string{
+			"area.go": `package m
+
+import "strconv"
+
+// Area parses a width and a height and multiplies them.
+func Area(w, h string) (int, error) {
+	x, err := strconv.Atoi(w)
+	y, err := strconv.Atoi(h)
+	if err != nil {
+		return 0, err
+	}
+	return x * y, nil
+}
+`,
+			"area_test.go": `package m
+
+import "testing"
+
+func TestArea(t *testing.T) {
+	if _, err := Area("x3", "4"); err == nil {
+		t.Errorf("Area(x3, 4) succeeded, want an error")
+	}
+}
+
+func TestAreaOK(t *testing.T) {
+	if a, err := Area("3", "4"); err != nil || a != 12 {
+		t.Errorf("Area(3, 4) = %d, %v", a, err)
+	}
+}
+`}, 7, "dropped-error", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := writeModule(t, tc.files)
+			before := agenttest.HashTree(t, dir)
+			argv := []string{"go", "test", "."}
+			s, err := engine.Open(context.Background(), argv, dir, engine.Options{Timeout: 2 * time.Minute})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			d, err := Diagnose(context.Background(), s, Options{Target: gocmd.Target{Argv: argv, Dir: dir}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Log(d.Text())
+			checkWellFormed(t, s.Recording().Lookup, d)
+			agenttest.SameTree(t, dir, before)
+			if d.RootCause.Line != tc.line || d.Method != tc.method {
+				t.Errorf("root cause line %d by %s, want line %d by %s", d.RootCause.Line, d.Method, tc.line, tc.method)
+			}
+			if len(d.Evidence) == 0 || d.Evidence[0].Claim == "" || d.Evidence[0].File == "" {
+				t.Errorf("no evidence of the failed check: %+v", d.Evidence)
+			}
+			switch {
+			case tc.fix == "" && d.Fix != "":
+				t.Errorf("unexpected fix:\n%s", d.Fix)
+			case tc.fix != "" && (d.Verification == nil || d.Verification.Status != tc.fix):
+				t.Errorf("verification %+v, want %s", d.Verification, tc.fix)
+			}
+		})
+	}
+}

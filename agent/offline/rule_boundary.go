@@ -1,0 +1,350 @@
+package offline
+
+import (
+	"context"
+	"fmt"
+	"go/ast"
+	"go/token"
+	"strconv"
+
+	"github.com/adi-go/adi/agent/report"
+	"github.com/adi-go/adi/agent/syntax"
+	"github.com/adi-go/adi/engine/trace"
+)
+
+// The boundary rule: an off-by-one shows as a comparison (in an if or a
+// loop condition) that was evaluated on the failing path with both sides
+// equal, the one case where < and <= (or > and >=) disagree. Such a
+// comparison is a suspect; its fixes are the off-by-one edits (drop a ±1 on
+// one side, flip the strictness), and only verification decides.
+
+// maxBoundaryFLTs bounds the frames traced by the boundary rule.
+const maxBoundaryFLTs = 8
+
+// boundaryHit is a comparison seen at its bound.
+type boundaryHit struct {
+	f     *trace.Frame
+	file  *syntax.File
+	be    *ast.BinaryExpr
+	pos   trace.Pos
+	left  string
+	right string
+	value string
+	loop  bool
+	// args is set when the hit was found on the recorded arguments of an
+	// invocation rather than in a trace.
+	args bool
+}
+
+// boundaryFindings looks for comparisons met at their bound in the focus
+// frames (traced) and, for comparisons over parameters only, in every
+// invocation of scope (from the recorded arguments, without tracing).
+func (d *diagnoser) boundaryFindings(ctx context.Context, focus, scope []*trace.Frame) []*finding {
+	var hits []*boundaryHit
+	seen := map[string]bool{}
+	add := func(h *boundaryHit) {
+		key := fmt.Sprintf("%s:%d", h.file.Path, h.file.Offset(h.be.Pos()))
+		if !seen[key] {
+			seen[key] = true
+			hits = append(hits, h)
+		}
+	}
+	tracedFuncs := map[string]bool{}
+	for _, f := range focus {
+		if len(tracedFuncs) >= maxBoundaryFLTs || ctx.Err() != nil {
+			break
+		}
+		if tracedFuncs[f.FID.Func] || isTestFile(f.Decl.File) {
+			continue
+		}
+		tracedFuncs[f.FID.Func] = true
+		flt, st, err := d.flt(ctx, f)
+		if err != nil {
+			continue
+		}
+		for i, step := range flt.Steps {
+			file, err := d.src.File(step.File)
+			if err != nil {
+				continue
+			}
+			node := file.StmtAt(step.Line)
+			cond, loop := condOf(node)
+			vars := st.afterStep(i)
+			if fs, ok := node.(*ast.ForStmt); ok && step.Visit > 1 {
+				vars = withPost(fs, &flt.Steps[i], vars)
+			}
+			for _, be := range comparisons(cond) {
+				l, r := file.Text(be.X), file.Text(be.Y)
+				if eq, ok := evalBool("("+l+") == ("+r+")", vars); ok && eq {
+					v, _ := evalText(l, vars)
+					add(&boundaryHit{f: f, file: file, be: be, pos: step.Pos, left: l, right: r, value: v, loop: loop})
+				}
+			}
+		}
+	}
+	for _, h := range d.argBoundaries(scope) {
+		add(h)
+	}
+	var out []*finding
+	for _, h := range hits {
+		out = append(out, d.boundaryFinding(h))
+	}
+	return out
+}
+
+// condOf returns the condition of an if or for statement.
+func condOf(st ast.Stmt) (cond ast.Expr, loop bool) {
+	switch s := st.(type) {
+	case *ast.IfStmt:
+		return s.Cond, false
+	case *ast.ForStmt:
+		return s.Cond, true
+	}
+	return nil, false
+}
+
+// comparisons returns the ordering comparisons of a condition, looking
+// through &&, ||, ! and parentheses.
+func comparisons(cond ast.Expr) []*ast.BinaryExpr {
+	var out []*ast.BinaryExpr
+	var walk func(e ast.Expr)
+	walk = func(e ast.Expr) {
+		switch x := e.(type) {
+		case *ast.ParenExpr:
+			walk(x.X)
+		case *ast.UnaryExpr:
+			if x.Op == token.NOT {
+				walk(x.X)
+			}
+		case *ast.BinaryExpr:
+			switch x.Op {
+			case token.LAND, token.LOR:
+				walk(x.X)
+				walk(x.Y)
+			case token.LSS, token.LEQ, token.GTR, token.GEQ:
+				out = append(out, x)
+			}
+		}
+	}
+	if cond != nil {
+		walk(cond)
+	}
+	return out
+}
+
+// maxArgFrames bounds the invocations whose arguments are checked.
+const maxArgFrames = 5000
+
+// argBoundaries finds comparisons over parameters only (which the function
+// never assigns) that some invocation of scope met at their bound: the
+// base case of a recursion, checked on all of its calls without tracing
+// any.
+func (d *diagnoser) argBoundaries(scope []*trace.Frame) []*boundaryHit {
+	var out []*boundaryHit
+	byFunc := map[string][]*trace.Frame{}
+	var order []string
+	for i, f := range scope {
+		if i >= maxArgFrames {
+			break
+		}
+		if isTestFile(f.Decl.File) {
+			continue
+		}
+		if _, ok := byFunc[f.FID.Func]; !ok {
+			order = append(order, f.FID.Func)
+		}
+		byFunc[f.FID.Func] = append(byFunc[f.FID.Func], f)
+	}
+	for _, fn := range order {
+		frames := byFunc[fn]
+		file, err := d.src.File(frames[0].Decl.File)
+		if err != nil {
+			continue
+		}
+		fd := file.FuncDecl(frames[0].Decl.Line)
+		if fd == nil {
+			continue
+		}
+		_, params := d.paramNames(frames[0])
+		assigned := assignedNames(fd.Body)
+		ast.Inspect(fd.Body, func(n ast.Node) bool {
+			if _, ok := n.(*ast.FuncLit); ok {
+				return false
+			}
+			st, ok := n.(ast.Stmt)
+			if !ok {
+				return true
+			}
+			cond, loop := condOf(st)
+			for _, be := range comparisons(cond) {
+				names := idents(be)
+				if len(names) == 0 || !onlyParams(names, params, assigned) {
+					continue
+				}
+				l, r := file.Text(be.X), file.Text(be.Y)
+				for _, f := range frames {
+					vars := map[string]*trace.Value{}
+					for i := range f.Args {
+						vars[f.Args[i].Name] = &f.Args[i]
+					}
+					if eq, ok := evalBool("("+l+") == ("+r+")", vars); ok && eq {
+						v, _ := evalText(l, vars)
+						out = append(out, &boundaryHit{f: f, file: file, be: be,
+							pos: trace.Pos{File: file.Path, Line: file.Line(be.Pos())}, left: l, right: r, value: v, loop: loop, args: true})
+						break
+					}
+				}
+			}
+			return true
+		})
+	}
+	return out
+}
+
+// assignedNames returns the names a function body assigns or increments.
+func assignedNames(body *ast.BlockStmt) map[string]bool {
+	out := map[string]bool{}
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch s := n.(type) {
+		case *ast.AssignStmt:
+			for _, l := range s.Lhs {
+				if id, ok := l.(*ast.Ident); ok {
+					out[id.Name] = true
+				}
+			}
+		case *ast.IncDecStmt:
+			if id, ok := s.X.(*ast.Ident); ok {
+				out[id.Name] = true
+			}
+		case *ast.UnaryExpr:
+			if id, ok := s.X.(*ast.Ident); ok && s.Op == token.AND {
+				out[id.Name] = true // its address escapes
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// onlyParams reports whether every name is a parameter never assigned.
+func onlyParams(names, params []string, assigned map[string]bool) bool {
+	for _, n := range names {
+		found := false
+		for _, p := range params {
+			if p == n {
+				found = true
+			}
+		}
+		if !found || assigned[n] {
+			return false
+		}
+	}
+	return true
+}
+
+// flipped returns the comparison operator with the opposite strictness.
+func flipped(op token.Token) string {
+	switch op {
+	case token.LSS:
+		return "<="
+	case token.LEQ:
+		return "<"
+	case token.GTR:
+		return ">="
+	case token.GEQ:
+		return ">"
+	}
+	return op.String()
+}
+
+// boundaryFinding turns a hit into a finding with its off-by-one fixes.
+func (d *diagnoser) boundaryFinding(h *boundaryHit) *finding {
+	file, be := h.file, h.be
+	line := file.Line(be.Pos())
+	cmpText := file.Text(be)
+	where := fmt.Sprintf("%s:%d", d.rel(file.Path), line)
+	f := &finding{
+		method: "boundary", root: trace.Pos{File: file.Path, Line: line}, fn: h.f.FID.Func, fid: h.f.FID,
+		strength: strengthBoundary, confidence: report.Low,
+	}
+	kind := "condition"
+	if h.loop {
+		kind = "loop condition"
+	}
+	f.summary = fmt.Sprintf("the %s `%s` in %s (%s) met its bound exactly on the failing path (%s = %s = %s)",
+		kind, cmpText, syntax.ShortFunc(h.f.FID.Func), where, h.left, h.right, h.value)
+	f.detail = fmt.Sprintf("On the failing path `%s` in %s was evaluated with both sides equal to %s, the one value where %s and %s disagree.",
+		cmpText, syntax.ShortFunc(h.f.FID.String()), h.value, be.Op, flipped(be.Op))
+	f.explanation = f.detail + " An off-by-one bound there would explain the wrong result, but no off-by-one edit of it was verified."
+	claim := fmt.Sprintf("`%s` is evaluated with %s = %s", cmpText, h.left, h.right)
+	if h.args {
+		claim = fmt.Sprintf("%s is called with %s, where `%s` meets its bound", syntax.ShortFunc(h.f.FID.String()), argsText(h.f), cmpText)
+	}
+	val := fmt.Sprintf("%s = %s, %s = %s", h.left, h.value, h.right, h.value)
+	if _, lit := ast.Unparen(be.Y).(*ast.BasicLit); lit {
+		val = fmt.Sprintf("%s = %s", h.left, h.value)
+	}
+	f.evidence = append(f.evidence, d.evidence(h.f, h.pos, claim, val))
+	// Drop a ±1 on either side: `i < n-1` → `i < n`.
+	for _, side := range []ast.Expr{be.Y, be.X} {
+		if pm, ok := ast.Unparen(side).(*ast.BinaryExpr); ok && (pm.Op == token.ADD || pm.Op == token.SUB) && isOne(pm.Y) {
+			repl := file.Text(pm.X)
+			f.fixes = append(f.fixes, fix{
+				desc:  fmt.Sprintf("`%s` → `%s`", cmpText, replaceIn(file, be, side, repl)),
+				edits: []edit{{file: file.Path, start: file.Offset(side.Pos()), end: file.Offset(side.End()), text: repl}},
+			})
+		}
+	}
+	// Flip the strictness: `lo < hi` → `lo <= hi`.
+	op := flipped(be.Op)
+	f.fixes = append(f.fixes, fix{
+		desc: fmt.Sprintf("`%s` → `%s %s %s`", cmpText, file.Text(be.X), op, file.Text(be.Y)),
+		edits: []edit{{file: file.Path, start: file.Offset(be.OpPos), end: file.Offset(be.OpPos) + len(be.Op.String()),
+			text: op}},
+	})
+	return f
+}
+
+// replaceIn returns the text of outer with its part inner replaced.
+func replaceIn(file *syntax.File, outer, inner ast.Node, repl string) string {
+	o := file.Text(outer)
+	s, e := file.Offset(inner.Pos())-file.Offset(outer.Pos()), file.Offset(inner.End())-file.Offset(outer.Pos())
+	return o[:s] + repl + o[e:]
+}
+
+// withPost applies a loop's `i++` or `i--` post statement to the variables
+// of a header step that shows no change of i. Go 1.22 gives each iteration
+// its own i, so when the loop exits the recording no longer sees the
+// incremented i: the condition was evaluated with i+1, not with the last
+// recorded i.
+func withPost(fs *ast.ForStmt, step *trace.Step, vars map[string]*trace.Value) map[string]*trace.Value {
+	inc, ok := fs.Post.(*ast.IncDecStmt)
+	if !ok {
+		return vars
+	}
+	id, ok := inc.X.(*ast.Ident)
+	if !ok || changedVar(step, id.Name) != nil {
+		return vars
+	}
+	v, ok := vars[id.Name]
+	if !ok || v.Kind != trace.KindInt {
+		return vars
+	}
+	n, err := strconv.ParseInt(v.Text, 10, 64)
+	if err != nil {
+		return vars
+	}
+	if inc.Tok == token.INC {
+		n++
+	} else {
+		n--
+	}
+	nv := *v
+	nv.Text = strconv.FormatInt(n, 10)
+	out := make(map[string]*trace.Value, len(vars))
+	for k, x := range vars {
+		out[k] = x
+	}
+	out[id.Name] = &nv
+	return out
+}
