@@ -1,4 +1,4 @@
-// The chat panel's model: adi/agent events (agent/event.go) reduced to the
+// The chat panel's model: adi/agent events (agent/report/event.go) reduced to the
 // messages the webview renders. No vscode here.
 import { diagnosisHtml, escapeHtml, toolCardHtml } from './html';
 

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { test } from 'node:test';
 import { applyPatch, classifyDiffLines, parseDiff, PatchError, patchTarget } from '../../src/diff';
 
-// A file and a fix as adi's diagnoser writes them (agent/diff.go: a/ and b/
+// A file and a fix as adi's diagnoser writes them (agent/udiff/diff.go: a/ and b/
 // prefixes, 3 lines of context, paths relative to the module root).
 const source = [
   'package offbyone',
