@@ -148,8 +148,8 @@ type store struct {
 	posID map[Pos]uint32
 	vals  []vrow
 	lens  [][2]int64 // lengths and capacities of values (vrow.lens)
-	// text holds the values' text in blocks of textBlock bytes (one
-	// longer text has a block of its own): filled blocks are never
+	// text holds the values' text in blocks of up to textBlock bytes
+	// (a longer text has a block of its own): filled blocks are never
 	// copied. spare are empty blocks to fill first (a spilled
 	// recording's mapped ones).
 	text  [][]byte
@@ -446,7 +446,13 @@ func (r *store) appendText(b []byte) uint32 {
 			r.text = append(r.text, r.spare[0])
 			r.spare = r.spare[1:]
 		} else {
-			r.text = append(r.text, make([]byte, 0, max(textBlock, len(b))))
+			// Blocks double from 4 KiB to textBlock: a small recording
+			// keeps small ones.
+			size := 4 << 10
+			if n > 0 {
+				size = min(2*cap(r.text[n-1]), textBlock)
+			}
+			r.text = append(r.text, make([]byte, 0, max(size, len(b))))
 		}
 		n++
 	}
