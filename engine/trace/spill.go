@@ -19,6 +19,10 @@ func (r *Recording) Spill(path string, frames, values, text int) error {
 	if len(r.rows) > 0 || r.mapped {
 		return fmt.Errorf("spilling a recording that already has frames")
 	}
+	// Room past the counts: a run killed mid-record can count one
+	// frame short, and a row past the mapping would move every row to
+	// the heap.
+	frames += 64
 	values += values/8 + 4096
 	text += text/8 + 64<<10
 	rowBytes := frames * int(unsafe.Sizeof(row{}))

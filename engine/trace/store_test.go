@@ -163,8 +163,8 @@ func TestStoreSpill(t *testing.T) {
 	heap := NewRecording(frames...)
 	dir := t.TempDir()
 	spilled := &Recording{}
-	// Sized for 200 frames: the last 101 go to the heap.
-	if err := spilled.Spill(filepath.Join(dir, "index"), 200, 400, 2000); err != nil {
+	// Sized for 100 frames (and 64 more): the last 137 go to the heap.
+	if err := spilled.Spill(filepath.Join(dir, "index"), 100, 400, 2000); err != nil {
 		t.Fatal(err)
 	}
 	if !spilled.Spilled() {
