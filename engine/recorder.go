@@ -667,10 +667,30 @@ func (r *recorder) finish(status int, ctxErr error) {
 		}
 	}
 	out.FailedTests = failedTests(out.Stdout)
+	if out.ExitCode == 0 && !out.Killed {
+		out.ExitCode = failedStatus(out)
+	}
 	for _, f := range r.frames {
 		r.rec.Add(f)
 	}
 	r.rec.Index()
+}
+
+// failedStatus is the exit status a run's outcome shows the program had,
+// 0 when it shows none. Delve reports 0 for a process that ends while it
+// stops or resumes its threads (its native backend loses the status
+// then), but a Go program does not exit 0 after an unrecovered panic or a
+// fatal error (the runtime exits 2), nor a test binary that printed FAIL
+// last (it exits 1).
+func failedStatus(out *trace.Outcome) int {
+	if out.Panic != nil {
+		return 2
+	}
+	rest := strings.TrimRight(out.Stdout, "\n")
+	if last := rest[strings.LastIndexByte(rest, '\n')+1:]; last == "FAIL" && len(out.FailedTests) > 0 {
+		return 1
+	}
+	return 0
 }
 
 // panicMessage extracts the message of the first "panic: " or "fatal error: "

@@ -246,3 +246,26 @@ func TestNoOrphanAfterFLT(t *testing.T) {
 	}
 	assertNoTarget(t, s.Program().Path)
 }
+
+// TestFailedStatus reads the exit status a Delve recording lost from the
+// run's outcome: 2 after an unrecovered panic, 1 after a test binary's
+// final FAIL, else 0 (finish asks only when Delve reported 0).
+func TestFailedStatus(t *testing.T) {
+	failing := "=== RUN   TestTotal\n    x_test.go:9: Total = 10, want 15\n--- FAIL: TestTotal (0.00s)\nFAIL\n"
+	for _, c := range []struct {
+		name string
+		out  trace.Outcome
+		want int
+	}{
+		{"panic", trace.Outcome{Panic: &trace.PanicInfo{Value: "boom"}}, 2},
+		{"failed test", trace.Outcome{Stdout: failing, FailedTests: []string{"TestTotal"}}, 1},
+		{"passing tests", trace.Outcome{Stdout: "PASS\n"}, 0},
+		{"FAIL printed by the program, no failed test", trace.Outcome{Stdout: "status: FAIL\nFAIL\n"}, 0},
+		{"a failed test, then more output", trace.Outcome{Stdout: failing + "cleanup done\n", FailedTests: []string{"TestTotal"}}, 0},
+		{"no output", trace.Outcome{}, 0},
+	} {
+		if got := failedStatus(&c.out); got != c.want {
+			t.Errorf("%s: failedStatus = %d, want %d", c.name, got, c.want)
+		}
+	}
+}
