@@ -52,7 +52,7 @@ func (s *synth) enter(fn string, caller *sframe, g int64, n int) *sframe {
 	f := &sframe{seq: s.rec.Enter(e), decl: decl, Goroutine: g}
 	first := s.rec.Values()
 	s.rec.AppendValue(s.n, s.int, trace.KindInt, strconv.AppendInt(nil, int64(n), 10), 0, 0, false, false)
-	s.rec.ValueArgs(f.seq, first, false)
+	s.rec.AttachValues(f.seq, first, false)
 	return f
 }
 
@@ -60,7 +60,7 @@ func (s *synth) exit(f *sframe, r int) {
 	s.rec.SetExit(f.seq, trace.Returned, s.next())
 	first := s.rec.Values()
 	s.rec.AppendValue(s.r0, s.int, trace.KindInt, strconv.AppendInt(nil, int64(r), 10), 0, 0, false, false)
-	s.rec.ValueArgs(f.seq, first, true)
+	s.rec.AttachValues(f.seq, first, true)
 }
 
 func (s *synth) fib(caller *sframe, n int) int {
@@ -120,7 +120,7 @@ func syntheticRecording(frames int) *trace.Recording {
 		})
 		first := s.rec.Values()
 		s.rec.AppendValue(s.n, s.int, trace.KindInt, strconv.AppendInt(nil, int64(w), 10), 0, 0, false, false)
-		s.rec.ValueArgs(seq, first, false)
+		s.rec.AttachValues(seq, first, false)
 		ws[w] = &sframe{seq: seq, decl: 21, Goroutine: int64(w + 2)}
 	}
 	for i := 0; i < items; i++ {

@@ -490,7 +490,7 @@ func (b *builder) enter(r *instrument.Record) {
 		if len(r.Values) > 0 {
 			first := b.rec.Values()
 			b.values(r.Values, b.names(b.argNames, site, b.sites[site].Params))
-			b.rec.ValueArgs(seq, first, false)
+			b.rec.AttachValues(seq, first, false)
 		}
 	}
 	gs.open = append(stack, iopen{frame: seq, off: r.Off, site: r.Site})
@@ -594,7 +594,7 @@ func (b *builder) leave(r *instrument.Record) {
 			}
 			first := b.rec.Values()
 			b.values(r.Values, names)
-			b.rec.ValueArgs(top, first, true)
+			b.rec.AttachValues(top, first, true)
 		}
 	}
 }

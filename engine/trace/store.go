@@ -300,9 +300,8 @@ func (r *Recording) setSpawnSeq(seq int, s uint64) {
 	r.spawnSeq[int32(seq)] = uint32(s)
 }
 
-// Add adds a frame as it is (its Seq, Parent and Children are ignored: the
-// caller is found by FID when the recording is indexed) and returns its
-// Seq.
+// Add adds a frame as it is (its Seq and Parent are ignored: the caller is
+// found by FID when the recording is indexed) and returns its Seq.
 func (r *Recording) Add(f *Frame) int {
 	seq := r.Enter(Entry{
 		Func: r.FuncID(f.FID.Func, f.Decl), Index: f.FID.Index, Parent: -1,
@@ -322,9 +321,6 @@ func (r *Recording) Add(f *Frame) int {
 	if f.Panic != "" {
 		r.SetPanic(seq, f.Panic)
 	}
-	if f.Spawn && f.SpawnSeq == 0 && r.spawnSeq != nil {
-		delete(r.spawnSeq, int32(seq))
-	}
 	return seq
 }
 
@@ -333,9 +329,6 @@ func (r *Recording) SetExit(seq int, e Exit, exitSeq uint64) {
 	w := &r.rows[seq]
 	w.exitKind = exitCode(e)
 	w.exit = uint32(exitSeq)
-	if e == Panicked {
-		r.indexed = false
-	}
 }
 
 // SetPanic sets the rendered panic value of a frame that panicked.
@@ -377,9 +370,9 @@ func (r *Recording) SetResult(seq, i int, v Value) {
 	}
 }
 
-// ValueArgs sets the values of frame seq added with AppendValue since
-// first: its arguments, or with results its results.
-func (r *Recording) ValueArgs(seq int, first uint32, results bool) {
+// AttachValues makes the values added with AppendValue since first the
+// arguments of frame seq, or with results its results.
+func (r *Recording) AttachValues(seq int, first uint32, results bool) {
 	n := uint16(min(uint32(len(r.vals))-first, math.MaxUint16))
 	w := &r.rows[seq]
 	if results {
@@ -390,10 +383,10 @@ func (r *Recording) ValueArgs(seq int, first uint32, results bool) {
 }
 
 // Values is the number of values added so far: the first of the next
-// ones (see ValueArgs).
+// ones (see AttachValues).
 func (r *Recording) Values() uint32 { return uint32(len(r.vals)) }
 
-// AppendValue adds a basic or shallow value (see ValueArgs): its name and
+// AppendValue adds a basic or shallow value (see AttachValues): its name and
 // type interned, its text copied.
 func (r *Recording) AppendValue(name, typ Str, k Kind, text []byte, n, c int64, isNil, cut bool) {
 	v := vrow{name: uint32(name), typ: uint32(typ), text: r.appendText(text), size: uint32(len(text)),
