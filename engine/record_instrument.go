@@ -181,8 +181,8 @@ func spill(rec *trace.Recording, path string, frames, values int, above int64) e
 		above = DefaultSpillAbove
 	}
 	// A row, a callee and a per-function entry a frame; a row and some
-	// text a value.
-	const frameBytes, valueBytes, textBytes = 56, 40, 8
+	// text a value (see trace/store.go).
+	const frameBytes, valueBytes, textBytes = 56, 24, 8
 	size := int64(frames)*frameBytes + int64(values)*(valueBytes+textBytes)
 	if above < 0 || size <= above {
 		return nil
