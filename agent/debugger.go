@@ -1,30 +1,9 @@
 package agent
 
-import (
-	"context"
-
-	"github.com/adi-go/adi/engine"
-	"github.com/adi-go/adi/engine/trace"
-)
+import "github.com/adi-go/adi/agent/llm"
 
 // Debugger is what the diagnosers use of an engine session: the recording,
-// Frame Lifetime Traces, re-execution and the command language. The agent
-// never reaches around it (DESIGN.md §4).
-type Debugger interface {
-	// Recording returns T, the recorded frames and the run's outcome.
-	Recording() *trace.Recording
-	// Program returns the recorded program (its environment is reused for
-	// coverage and verification runs).
-	Program() *engine.Program
-	// FLT returns the trace of frame f, built on first use.
-	FLT(ctx context.Context, f *trace.Frame) (*trace.FLT, error)
-	// Frame returns the trace of the frame named fid.
-	Frame(ctx context.Context, fid trace.FID) (*trace.FLT, error)
-	// Execute evaluates stmt at the k-th visit of line in frame fid.
-	Execute(ctx context.Context, fid trace.FID, line, k int, stmt string) (*engine.ExecResult, error)
-	// Exec runs one line of the command language ("frame main.fib#3").
-	Exec(ctx context.Context, line string) (*engine.Answer, error)
-}
-
-// The engine's session is the Debugger.
-var _ Debugger = (*engine.Session)(nil)
+// Frame Lifetime Traces, re-execution (offline.Debugger) and the command
+// language (llm.Debugger). The agent never reaches around it (DESIGN.md
+// §4); *engine.Session is one.
+type Debugger = llm.Debugger
