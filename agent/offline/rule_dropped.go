@@ -234,20 +234,11 @@ var (
 // error and then overwritten or never read, in the traces of the functions
 // of focus that assign err (the first invocation of each is traced).
 func (d *diagnoser) uncheckedErrs(ctx context.Context, focus []*trace.Frame) []*finding {
-	done := map[string]bool{}
-	for _, f := range focus {
-		if done[f.FID.Func] || isTestFile(f.Decl.File) || ctx.Err() != nil {
-			continue
-		}
-		done[f.FID.Func] = true
-		file, err := d.src.File(f.Decl.File)
-		if err != nil {
-			continue
-		}
-		if fd := file.FuncDecl(f.Decl.Line); fd != nil && assignedNames(fd.Body)["err"] {
+	d.eachFunc(ctx, focus, func(f *trace.Frame, _ *syntax.File, fd *ast.FuncDecl) {
+		if assignedNames(fd.Body)["err"] {
 			d.flt(ctx, f)
 		}
-	}
+	})
 	var out []*finding
 	var traced []*trace.Frame
 	for _, st := range d.states {
