@@ -321,7 +321,7 @@ func (cc *Client) classify(ctx context.Context, err error, req openai.ChatComple
 			msg = re.Err.Error()
 		}
 	}
-	msg = clip(cc.red.Redact(strings.Join(strings.Fields(msg), " ")), 300)
+	msg = Clip(cc.red.Redact(strings.Join(strings.Fields(msg), " ")), 300)
 	where := SafeURL(cc.ep.BaseURL)
 	switch {
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
@@ -403,8 +403,9 @@ func SafeURL(s string) string {
 	return u.String()
 }
 
-// clip cuts s to n bytes at a UTF-8 boundary, marking the cut with "…".
-func clip(s string, n int) string {
+// Clip cuts s to n bytes at a UTF-8 boundary, marking the cut with "…"
+// (text for the model and for messages is kept short with it).
+func Clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}

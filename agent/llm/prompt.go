@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/adi-go/adi/agent/chat"
 	"github.com/adi-go/adi/agent/gocmd"
 	"github.com/adi-go/adi/agent/report"
 	"github.com/adi-go/adi/agent/syntax"
@@ -85,7 +86,7 @@ func (c *Conversation) firstMessage(ctx context.Context) string {
 			if !ok {
 				break
 			}
-			path = append(path, clip(trace.FrameLine(rec, p), capPathLine))
+			path = append(path, chat.Clip(trace.FrameLine(rec, p), capPathLine))
 			f = p
 		}
 		if len(path) > 0 {
@@ -137,7 +138,7 @@ func hintText(h *report.Diagnosis) string {
 	if len(h.Candidates) > 0 {
 		b.WriteString("Other suspects:\n")
 		for _, cd := range h.Candidates {
-			fmt.Fprintf(&b, "- %s:%d %s (%.2f) %s\n", cd.File, cd.Line, syntax.ShortFunc(cd.Func), cd.Score, clip(cd.Reason, 160))
+			fmt.Fprintf(&b, "- %s:%d %s (%.2f) %s\n", cd.File, cd.Line, syntax.ShortFunc(cd.Func), cd.Score, chat.Clip(cd.Reason, 160))
 		}
 	}
 	return b.String()

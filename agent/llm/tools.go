@@ -17,6 +17,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/adi-go/adi/agent/chat"
 	"github.com/adi-go/adi/agent/syntax"
 	"github.com/adi-go/adi/engine/trace"
 )
@@ -200,11 +201,11 @@ func decodeArgs(tool, args string, v any) error {
 		case errors.As(err, &te):
 			return badArgs(tool, "argument %q must be %s, not a JSON %s; resend the call with valid arguments", te.Field, jsonKind(te.Type.String()), te.Value)
 		default:
-			return badArgs(tool, "the arguments are not a valid JSON object (%v): %s; resend the call with valid JSON arguments", err, clip(args, 200))
+			return badArgs(tool, "the arguments are not a valid JSON object (%v): %s; resend the call with valid JSON arguments", err, chat.Clip(args, 200))
 		}
 	}
 	if dec.More() {
-		return badArgs(tool, "the arguments hold more than one JSON value: %s", clip(args, 200))
+		return badArgs(tool, "the arguments hold more than one JSON value: %s", chat.Clip(args, 200))
 	}
 	return nil
 }
@@ -220,17 +221,6 @@ func jsonKind(goType string) string {
 		return "an array"
 	}
 	return "an object"
-}
-
-// clip cuts s to n bytes, with an ellipsis.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n] + "…"
 }
 
 // oneWord checks that a command argument is one word (no spaces or line
@@ -629,7 +619,7 @@ func capResult(s string, max int) string {
 func summarize(result string) string {
 	first, _, _ := strings.Cut(strings.TrimSpace(result), "\n")
 	n := strings.Count(strings.TrimSpace(result), "\n") + 1
-	s := clip(first, 140)
+	s := chat.Clip(first, 140)
 	if n > 1 {
 		s += fmt.Sprintf(" (%d lines)", n)
 	}
