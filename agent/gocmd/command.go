@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/adi-go/adi/engine/target"
 )
 
 // Result is the outcome of one external command.
@@ -58,7 +60,7 @@ func RunStdin(ctx context.Context, dir string, env []string, stdin string, timeo
 	cmd.Stdout = &out
 	cmd.Stderr = &out
 	cmd.WaitDelay = 5 * time.Second
-	killGroupOnCancel(cmd)
+	target.KillGroupOnCancel(cmd)
 	err := cmd.Run()
 	res.Output = out.String()
 	var exit *exec.ExitError

@@ -337,7 +337,7 @@ func (s *Spec) goCmd(ctx context.Context, args ...string) ([]byte, error) {
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = &out
-	killGroupOnCancel(cmd)
+	KillGroupOnCancel(cmd)
 	// If a child of the go command keeps the output open after the go
 	// command is killed, stop waiting for it.
 	cmd.WaitDelay = 5 * time.Second

@@ -7,10 +7,10 @@ import (
 	"syscall"
 )
 
-// killGroupOnCancel makes cmd run in its own process group and makes the
+// KillGroupOnCancel makes cmd run in its own process group and makes the
 // cancellation of its context kill the whole group: the go command and the
 // compilers and linkers it started.
-func killGroupOnCancel(cmd *exec.Cmd) {
+func KillGroupOnCancel(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error {
 		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
