@@ -57,14 +57,6 @@ func buildInstrumented(ctx context.Context, spec *target.Spec, work string) (*in
 		args = []string{"test", "-c", "-o", out}
 	}
 	args = append(args, "-overlay="+res.Overlay)
-	// Deferred calls as in the debug build (-N has no open-coded defers):
-	// called by runtime.deferreturn at the return statement, which is how
-	// the Delve recorder sees them (indirect, at the return's line).
-	for _, p := range res.Packages {
-		if p != "main" {
-			args = append(args, "-gcflags="+p+"=-d=noopendefer")
-		}
-	}
 	args = append(args, spec.BuildFlags...)
 	args = append(args, spec.Targets()...)
 	cmd := exec.CommandContext(ctx, "go", args...)

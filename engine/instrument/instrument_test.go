@@ -2,10 +2,12 @@ package instrument
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -74,7 +76,12 @@ func H() { defer recover() }
 		{13, `__adirt.Go(); go func() { __adi := __adirt.E0(7); defer __adirt.X0(__adi);}()`},
 		{17, `func F[X any](x X) (__adi_r0 X) { __adi := __adirt.E1(8, &x); defer __adirt.X1(__adi, &__adi_r0); return x }`},
 		{19, `func G(__adi_p0 int, __adi_p1 string) { __adi := __adirt.E2(9, &__adi_p0, &__adi_p1); defer __adirt.X0(__adi);}`},
-		{21, `func H() { __adi := __adirt.E0(10); defer __adirt.X0(__adi); defer recover() }`},
+		// The target's defer statements run in a loop of one turn, which
+		// keeps their function's defers from being open-coded.
+		{8, `__adi := __adirt.E0(6); defer __adirt.X0(__adi);`},
+		{8, `for __adi_once := true; __adi_once; __adi_once = false { defer func() {`},
+		{12, `}() }`},
+		{21, `func H() { __adi := __adirt.E0(10); defer __adirt.X0(__adi); for __adi_once := true; __adi_once; __adi_once = false { defer recover() } }`},
 	} {
 		if !strings.Contains(lines[c.line-1], c.has) {
 			t.Errorf("line %d = %q, want it to contain %q", c.line, lines[c.line-1], c.has)
@@ -222,4 +229,56 @@ func valuesText(vs []Value) string {
 		s = append(s, v.String())
 	}
 	return strings.Join(s, ",")
+}
+
+// TestDeferKinds builds an instrumented module with the compiler's defer
+// diagnostics: the exit hook's defer is open-coded in a function without a
+// defer statement; a function with one runs every defer through the
+// runtime (deferreturn calls the target's deferred calls, as in the debug
+// build the Delve recorder runs).
+func TestDeferKinds(t *testing.T) {
+	dir := writeModule(t, map[string]string{"main.go": `package main
+
+func plain(n int) int { return n + 1 }
+
+func deferring(n int) (r int) {
+	defer func() { r++ }()
+	return n
+}
+
+func main() { println(plain(1) + deferring(2)) }
+`})
+	work := t.TempDir()
+	res, err := Instrument(context.Background(), Options{Dir: dir, Targets: []string{"."}}, work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("go", "build", "-o", filepath.Join(work, "m"), "-overlay="+res.Overlay, "-gcflags=-d=defer", ".")
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("instrumented build: %v\n%s", err, out)
+	}
+	kinds := map[int][]string{} // by line
+	for _, l := range strings.Split(string(out), "\n") {
+		// ./main.go:3:25: open-coded defer
+		parts := strings.SplitN(l, ":", 4)
+		if len(parts) < 4 || !strings.HasSuffix(parts[0], "main.go") {
+			continue
+		}
+		n, _ := strconv.Atoi(parts[1])
+		kinds[n] = append(kinds[n], strings.TrimSpace(parts[3]))
+	}
+	want := map[int][]string{
+		3: {"open-coded defer"},
+		// The exit hook's defer, then the target's in its loop, and the
+		// exit hook of the deferred function literal.
+		5: {"stack-allocated defer"},
+		6: {"heap-allocated defer", "open-coded defer"},
+		// main's.
+		10: {"open-coded defer"},
+	}
+	if fmt.Sprint(kinds) != fmt.Sprint(want) {
+		t.Fatalf("defers by line %v, want %v\n%s", kinds, want, out)
+	}
 }

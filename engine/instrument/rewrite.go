@@ -116,6 +116,15 @@ func (r *rewriter) visit(n ast.Node) bool {
 	case *ast.GoStmt:
 		r.add(r.off(n.Pos()), rtName+".Go(); ")
 	case *ast.DeferStmt:
+		// The target's own defer statements run in a loop that runs once.
+		// A defer in a loop keeps the compiler from open-coding the defers
+		// of its function, so the deferred calls are made by
+		// runtime.deferreturn, as in the debug build the Delve recorder
+		// runs (-N has no open-coded defers): library code calls them, at
+		// the line of the return. The exit hook's own defer stays
+		// open-coded in every function without a defer statement.
+		r.add(r.off(n.Pos()), "for __adi_once := true; __adi_once; __adi_once = false { ")
+		r.add(r.off(n.End()), " }")
 		// "defer recover()" must stay as it is: wrapped, recover would be
 		// called when the defer statement runs.
 		if isRecover(n.Call) {
