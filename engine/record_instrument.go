@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/go-delve/delve/pkg/proc"
+	"golang.org/x/sys/unix"
 
 	"github.com/adi-go/adi/engine/instrument"
 	"github.com/adi-go/adi/engine/target"
@@ -76,16 +77,22 @@ func buildInstrumented(ctx context.Context, spec *target.Spec, work string) (*in
 // the index from the records it wrote.
 func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, work string, opts RecordOptions) (*trace.Recording, error) {
 	lim := opts.Limits.withDefaults()
-	traceFile := filepath.Join(work, "adi-records")
 	if opts.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, opts.Timeout)
 		defer cancel()
 	}
+	records, err := recordFile(work)
+	if err != nil {
+		return nil, err
+	}
+	defer records.Close()
 	cmd := exec.Command(in.path, prog.Args...)
 	cmd.Dir = prog.Dir
 	cmd.Env = append(os.Environ(), prog.Env...)
-	cmd.Env = append(cmd.Env, "ADI_TRACE_FILE="+traceFile, "ADI_TRACE_MAXSTR="+strconv.Itoa(lim.MaxString))
+	// The records file is the target's descriptor 3.
+	cmd.ExtraFiles = []*os.File{records}
+	cmd.Env = append(cmd.Env, "ADI_TRACE_FD=3", "ADI_TRACE_MAXSTR="+strconv.Itoa(lim.MaxString))
 	if prog.Stdin != "" {
 		f, err := os.Open(prog.Stdin)
 		if err != nil {
@@ -127,11 +134,10 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 		}
 		status = ee.ExitCode()
 	}
-	t, err := instrument.OpenFile(traceFile)
+	t, err := instrument.Open(records)
 	if err != nil {
 		return nil, err
 	}
-	defer os.Remove(traceFile)
 	defer t.Close()
 	bi, err := loadSymbols(in.path)
 	if err != nil {
@@ -163,6 +169,21 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 	}
 	b.finish(status, ctx.Err(), opts.Timeout, stdout.String(), stderr.String(), t.Stopped)
 	return b.rec, nil
+}
+
+// recordFile returns an empty file for the target's records: a memfd (file
+// pages without file system work), or where the kernel has none a file in
+// work, unlinked at once. Either way nothing is left when it is closed.
+func recordFile(work string) (*os.File, error) {
+	if fd, err := unix.MemfdCreate("adi-records", unix.MFD_CLOEXEC); err == nil {
+		return os.NewFile(uintptr(fd), "adi-records (memfd)"), nil
+	}
+	f, err := os.CreateTemp(work, "adi-records")
+	if err != nil {
+		return nil, fmt.Errorf("the file for the target's records: %w", err)
+	}
+	os.Remove(f.Name())
+	return f, nil
 }
 
 // spill puts the index of frames frames and values values in a mapped file

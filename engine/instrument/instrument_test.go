@@ -217,6 +217,40 @@ func Twice(n int) int { return 2 * n }
 	if f.Enters != len(entered) || f.Values != values || values == 0 {
 		t.Fatalf("first pass: %d entries, %d values; reading: %d, %d", f.Enters, f.Values, len(entered), values)
 	}
+	// The same records through a descriptor the recorder passes (adi's
+	// way), and a bad descriptor: the run goes on, unrecorded, and says so.
+	fd, err := os.CreateTemp(work, "records")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fd.Close()
+	run = exec.Command(bin)
+	run.Env = append(os.Environ(), "ADI_TRACE_FD=3")
+	run.ExtraFiles = []*os.File{fd}
+	if out, _ := run.Output(); string(out) != "9 x!\n" {
+		t.Fatalf("output %q", out)
+	}
+	g, err := Open(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if g.Enters != f.Enters || g.Values != f.Values {
+		t.Fatalf("records through a descriptor: %d entries, %d values; want %d, %d", g.Enters, g.Values, f.Enters, f.Values)
+	}
+	for _, bad := range []string{"7", "x"} {
+		run = exec.Command(bin)
+		run.Env = append(os.Environ(), "ADI_TRACE_FD="+bad)
+		var stderr strings.Builder
+		run.Stderr = &stderr
+		out, err := run.Output()
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 3 || string(out) != "9 x!\n" {
+			t.Fatalf("ADI_TRACE_FD=%s: %v, output %q", bad, err, out)
+		}
+		if want := "adi: cannot record: ADI_TRACE_FD=" + bad; !strings.Contains(stderr.String(), want) {
+			t.Errorf("ADI_TRACE_FD=%s: stderr %q, want it to say %q", bad, stderr.String(), want)
+		}
+	}
 	b, err := os.ReadFile(filepath.Join(dir, "main.go"))
 	if err != nil || string(b) != files["main.go"] {
 		t.Fatalf("the user's file changed: %v", err)

@@ -164,10 +164,17 @@ func OpenFile(path string) (*File, error) {
 		return nil, fmt.Errorf("reading the record file: %w", err)
 	}
 	defer fd.Close()
+	return Open(fd)
+}
+
+// Open is OpenFile for an open record file (a memfd the target wrote); the
+// caller closes fd, which the File does not need.
+func Open(fd *os.File) (*File, error) {
 	fi, err := fd.Stat()
 	if err != nil {
 		return nil, err
 	}
+	path := fd.Name()
 	f := &File{types: new([]Type), sitePC: new([]uint64), Bytes: fi.Size(), path: path}
 	if fi.Size() > 0 {
 		// MAP_POPULATE: the pages are mapped at once, not by a fault each.

@@ -5,11 +5,14 @@
 // calls its hooks at the entry and exit of every function of the target's
 // own packages.
 //
-// Records go to a file named by the environment variable ADI_TRACE_FILE,
+// Records go to the open file whose descriptor the environment variable
+// ADI_TRACE_FD gives (adi passes a memfd: file pages that cost no file
+// system work and that the recording process still holds when the target
+// has ended), or to a file named by ADI_TRACE_FILE. The file is
 // memory-mapped in chunks: each goroutine writes into its own chunk without
 // locks, and what was written is in the file even when the process ends by
 // os.Exit, log.Fatal or a fatal signal, since the pages belong to the file.
-// Without ADI_TRACE_FILE the hooks do nothing.
+// Without either variable the hooks do nothing.
 //
 // Numbers are prefix varints: the count n (1 to 9) of bytes is one more
 // than the number of trailing zero bits of the first byte, and for n ≤ 8
@@ -32,6 +35,7 @@
 package adirt
 
 import (
+	"errors"
 	"math/bits"
 	"os"
 	"reflect"
@@ -40,6 +44,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"unsafe"
 )
 
@@ -177,12 +182,13 @@ type tent struct {
 }
 
 func init() {
-	path := os.Getenv("ADI_TRACE_FILE")
-	if path == "" {
+	fd, path := os.Getenv("ADI_TRACE_FD"), os.Getenv("ADI_TRACE_FILE")
+	if fd == "" && path == "" {
 		return
 	}
 	// Not for the processes the program starts (a test that runs its own
 	// binary again would truncate the file).
+	os.Unsetenv("ADI_TRACE_FD")
 	os.Unsetenv("ADI_TRACE_FILE")
 	if n, err := strconv.Atoi(os.Getenv("ADI_TRACE_MAXSTR")); err == nil && n > 0 {
 		maxStr = n
@@ -190,13 +196,31 @@ func init() {
 	if n, err := strconv.ParseInt(os.Getenv("ADI_TRACE_MAXFILE"), 10, 64); err == nil && n > 0 {
 		maxFile = n
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := openFile(fd, path)
 	if err != nil {
 		os.Stderr.WriteString("adi: cannot record: " + err.Error() + "\n")
 		return
 	}
 	file = f
 	enabled = true
+}
+
+// openFile returns the file descriptor fd names, made close-on-exec, or
+// else the file at path, created empty.
+func openFile(fd, path string) (*os.File, error) {
+	if fd == "" {
+		return os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+	}
+	n, err := strconv.Atoi(fd)
+	if err != nil || n < 0 {
+		return nil, errors.New("ADI_TRACE_FD=" + fd + " is not a file descriptor")
+	}
+	var st syscall.Stat_t
+	if err := syscall.Fstat(n, &st); err != nil {
+		return nil, errors.New("ADI_TRACE_FD=" + fd + ": " + err.Error())
+	}
+	syscall.CloseOnExec(n)
+	return os.NewFile(uintptr(n), "adi-records"), nil
 }
 
 // lookup returns the state of the goroutine running on g gp.
