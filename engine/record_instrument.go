@@ -115,6 +115,16 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 		_ = stderr.String()
 		return nil, fmt.Errorf("starting %s: %w", in.path, err)
 	}
+	// The binary's symbols load while the target runs.
+	type symbols struct {
+		t   *gosym.Table
+		err error
+	}
+	syms := make(chan symbols, 1)
+	go func() {
+		t, err := loadSymbols(in.path)
+		syms <- symbols{t, err}
+	}()
 	done := make(chan struct{})
 	go func() {
 		select {
@@ -139,12 +149,12 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 		return nil, err
 	}
 	defer t.Close()
-	bi, err := loadSymbols(in.path)
-	if err != nil {
-		return nil, fmt.Errorf("reading the instrumented binary's symbols: %w", err)
+	sy := <-syms
+	if sy.err != nil {
+		return nil, fmt.Errorf("reading the instrumented binary's symbols: %w", sy.err)
 	}
 	b := &builder{
-		bi: bi, sites: in.sites, lim: lim,
+		bi: sy.t, sites: in.sites, lim: lim,
 		rec:      &trace.Recording{},
 		counts:   map[string]*int{},
 		stacks:   map[int64]*gstack{},
