@@ -107,6 +107,7 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 	}
 	cmd.Stdout, cmd.Stderr = outW, errW
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	start := time.Now()
 	err = cmd.Start()
 	outW.Close()
 	errW.Close()
@@ -136,6 +137,7 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 	}()
 	waitErr := cmd.Wait()
 	close(done)
+	ended := time.Now()
 	status := 0
 	if waitErr != nil {
 		var ee *exec.ExitError
@@ -178,6 +180,9 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 		return nil, err
 	}
 	b.finish(status, ctx.Err(), opts.Timeout, stdout.String(), stderr.String(), t.Stopped)
+	if opts.Times != nil {
+		*opts.Times = RecordTimes{Run: ended.Sub(start), Index: time.Since(ended)}
+	}
 	return b.rec, nil
 }
 

@@ -31,6 +31,18 @@ type RecordOptions struct {
 	// instrumenting recorder keeps it in a mapped file, not the Go heap
 	// (0: DefaultSpillAbove; negative: never).
 	SpillAbove int64
+	// Times, when set, receives the instrumenting recorder's split of its
+	// time (adi bench reports it).
+	Times *RecordTimes
+}
+
+// RecordTimes is where an instrumented recording's time went.
+type RecordTimes struct {
+	// Run is the target's process, writing its records, from its start to
+	// its end.
+	Run time.Duration
+	// Index is what follows: reading the records and building the index.
+	Index time.Duration
 }
 
 // DefaultSpillAbove is the size of index above which it goes to a mapped

@@ -69,6 +69,12 @@ type benchResult struct {
 
 	InstrumentMS   *float64 `json:"instrument_ms,omitempty"`
 	InstrumentNote string   `json:"instrument_note,omitempty"`
+	// RunMS and IndexMS split InstrumentMS: the target's process writing
+	// its records, then reading them and building the index; RunX is the
+	// run alone over the native run.
+	RunMS   *float64 `json:"instrument_run_ms,omitempty"`
+	IndexMS *float64 `json:"instrument_index_ms,omitempty"`
+	RunX    *float64 `json:"instrument_run_x_native,omitempty"`
 	// IndexBytes is the memory the instrumented recording's index takes
 	// per frame without its argument and result values, ArgBytes what
 	// those take (value rows and their text), from the first run (see
@@ -100,6 +106,7 @@ type benchResult struct {
 type benchRound struct {
 	native, nativeDebug time.Duration
 	instrument          *time.Duration
+	instrumentTimes     engine.RecordTimes
 	indexBytes          *float64
 	argBytes            *float64
 	instrumentFrames    int // frames of a complete instrumented recording, else 0
@@ -395,7 +402,7 @@ func benchInstrument(ctx context.Context, cfg benchConfig, inst *engine.Instrume
 	ctx, cancel := context.WithTimeout(ctx, cfg.timeout+time.Minute)
 	defer cancel()
 	start := time.Now()
-	rec, err := inst.Record(ctx, prog, engine.RecordOptions{Limits: engine.Limits{MaxFrames: cfg.maxFrames}, Timeout: cfg.timeout})
+	rec, err := inst.Record(ctx, prog, engine.RecordOptions{Limits: engine.Limits{MaxFrames: cfg.maxFrames}, Timeout: cfg.timeout, Times: &rd.instrumentTimes})
 	d := time.Since(start)
 	if err != nil {
 		return "instrumented recording failed: " + firstLine(err.Error())
@@ -538,8 +545,8 @@ func benchDlvTrace(ctx context.Context, cfg benchConfig, prog *engine.Program, r
 // of the ratios computed within each round.
 func summarize(res *benchResult, rounds []benchRound) {
 	var native, nativeDebug []float64
-	var instr, delve, bounded, fixed, dlv []float64
-	var rInstr, rDelve, rDelveInstr, rDlv []float64
+	var instr, run, index, delve, bounded, fixed, dlv []float64
+	var rInstr, rRun, rDelve, rDelveInstr, rDlv []float64
 	for _, rd := range rounds {
 		nat := ms(rd.native)
 		native = append(native, nat)
@@ -550,6 +557,10 @@ func summarize(res *benchResult, rounds []benchRound) {
 		if rd.instrument != nil {
 			instr = append(instr, ms(*rd.instrument))
 			rInstr = append(rInstr, ms(*rd.instrument)/nat)
+			t := rd.instrumentTimes
+			run = append(run, ms(t.Run))
+			index = append(index, ms(t.Index))
+			rRun = append(rRun, ms(t.Run)/nat)
 			res.Frames = rd.instrumentFrames
 		}
 		if rd.delveComplete && res.Frames == 0 {
@@ -579,6 +590,7 @@ func summarize(res *benchResult, rounds []benchRound) {
 	res.NativeMS = *median(native)
 	res.NativeDebugMS = *median(nativeDebug)
 	res.InstrumentMS = median(instr)
+	res.RunMS, res.IndexMS, res.RunX = median(run), median(index), median(rRun)
 	res.DelveMS, res.DelveBoundedMS, res.DelveFixedMS = median(delve), median(bounded), median(fixed)
 	res.DlvTraceMS = median(dlv)
 	res.InstrumentX, res.DelveX, res.DelveOverInstrument, res.DlvTraceX = median(rInstr), median(rDelve), median(rDelveInstr), median(rDlv)
@@ -644,6 +656,9 @@ func writeBenchTable(w io.Writer, cfg benchConfig, results []*benchResult) {
 			build += fmt.Sprintf(", %s instrumented", fmtMS(r.BuildInstrumentMS))
 		}
 		notes = append(notes, build)
+		if r.RunMS != nil {
+			notes = append(notes, fmt.Sprintf("%s: instrumented recording: the target's run %s (%s native), the index %s", r.Program, fmtMS(r.RunMS), fmtX(r.RunX), fmtMS(r.IndexMS)))
+		}
 		if r.DelveExtrapolated {
 			notes = append(notes, fmt.Sprintf("%s: * Delve extrapolated from bounded runs: %d frames in %s, 1 frame in %s (fixed cost), to %d frames", r.Program, r.DelveFrames, fmtMS(r.DelveBoundedMS), fmtMS(r.DelveFixedMS), r.Frames))
 		}

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/adi-go/adi/engine"
 )
 
 // runBench runs adi bench -n 1 on testdata/fib 10 (179 frames: the Delve
@@ -83,6 +85,13 @@ func TestBenchJSON(t *testing.T) {
 		// (40-byte rows and their text).
 		if r.IndexBytes == nil || r.ArgBytes == nil || *r.IndexBytes < 40 || *r.IndexBytes > 120 || *r.ArgBytes < 40 || *r.ArgBytes > 200 {
 			t.Errorf("bytes per frame: index %v, arguments %v", deref(r.IndexBytes), deref(r.ArgBytes))
+		}
+		// The run and the index are parts of the recording.
+		if r.RunMS == nil || r.IndexMS == nil || *r.RunMS <= 0 || *r.IndexMS <= 0 || *r.RunMS+*r.IndexMS > *r.InstrumentMS {
+			t.Errorf("run %v + index %v, want positive parts of the recording's %v", deref(r.RunMS), deref(r.IndexMS), *r.InstrumentMS)
+		}
+		if r.RunX == nil || !near(*r.RunX, *r.RunMS/r.NativeMS) {
+			t.Errorf("run ×native = %v, want %v / %v", r.RunX, *r.RunMS, r.NativeMS)
 		}
 		if r.InstrumentX == nil || !near(*r.InstrumentX, *r.InstrumentMS/r.NativeMS) {
 			t.Errorf("instrument ×native = %v, want %v / %v", r.InstrumentX, *r.InstrumentMS, r.NativeMS)
@@ -160,10 +169,11 @@ func parseX(t *testing.T, cell string) float64 {
 // measured back to back shares its noise.
 func TestBenchSummarize(t *testing.T) {
 	d := func(ms float64) *time.Duration { v := time.Duration(ms * float64(time.Millisecond)); return &v }
+	times := func(run, index float64) engine.RecordTimes { return engine.RecordTimes{Run: *d(run), Index: *d(index)} }
 	rounds := []benchRound{
-		{native: *d(10), nativeDebug: *d(20), instrument: d(30), instrumentFrames: 1000, delve: d(1000)},
-		{native: *d(20), nativeDebug: *d(30), instrument: d(40), instrumentFrames: 1000, delve: d(3000)},
-		{native: *d(40), nativeDebug: *d(50), instrument: d(80), instrumentFrames: 1000, delve: d(2000)},
+		{native: *d(10), nativeDebug: *d(20), instrument: d(30), instrumentTimes: times(20, 9), instrumentFrames: 1000, delve: d(1000)},
+		{native: *d(20), nativeDebug: *d(30), instrument: d(40), instrumentTimes: times(30, 9), instrumentFrames: 1000, delve: d(3000)},
+		{native: *d(40), nativeDebug: *d(50), instrument: d(80), instrumentTimes: times(60, 19), instrumentFrames: 1000, delve: d(2000)},
 	}
 	var r benchResult
 	summarize(&r, rounds)
@@ -181,6 +191,10 @@ func TestBenchSummarize(t *testing.T) {
 	check("instrument ×native", r.InstrumentX, 2)
 	// per-run 100, 150, 50: median 100, while the medians give 2000/20 = 100
 	check("delve ×native", r.DelveX, 100)
+	check("run", r.RunMS, 30)
+	check("index", r.IndexMS, 9)
+	// per-run 2, 1.5, 1.5
+	check("run ×native", r.RunX, 1.5)
 	// per-run 33.3, 75, 25: median 33.3; the ratio of the medians is 50
 	check("delve/instr", r.DelveOverInstrument, 1000.0/30)
 	if r.Frames != 1000 || r.DlvTraceMS != nil || r.DlvTraceX != nil {
