@@ -118,6 +118,8 @@ const (
 
 // G is the recorder's state of one goroutine (of one runtime g: a g that
 // is reused by a later goroutine gets a new goid on its next root entry).
+// Its size is a multiple of the cache line's: the states of goroutines
+// running on different threads, written at every hook, never share one.
 type G struct {
 	gp    uintptr
 	goid  int64
@@ -130,7 +132,11 @@ type G struct {
 	// lastPC is the last PC of a caller or of an exit written in the
 	// chunk: the next one is written as the difference from it.
 	lastPC uintptr
+	_      [cacheLine - 80%cacheLine]byte
 }
+
+// cacheLine is the size of amd64's cache lines.
+const cacheLine = 64
 
 // hdr is the header of the goroutine's chunk.
 func (s *G) hdr() *chunkHdr { return (*chunkHdr)(s.base) }
@@ -159,8 +165,15 @@ type F struct {
 var (
 	enabled bool
 	stopped atomic.Bool
-	seq     atomic.Uint64
-	maxStr  = 64
+	// seq numbers the records. Every hook adds to it: it has its cache
+	// line to itself, or the threads of a parallel program would take the
+	// line holding the variables every hook reads from each other.
+	seq struct {
+		_ [cacheLine]byte
+		atomic.Uint64
+		_ [cacheLine - 8]byte
+	}
+	maxStr = 64
 
 	mu       sync.Mutex
 	file     *os.File

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/adi-go/adi/engine/instrument"
 )
@@ -74,6 +75,15 @@ func BenchmarkHooks(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			fibHooked(20)
 		}
+	})
+	// Goroutines on every thread at once: what they share costs here.
+	b.Run("parallel", func(b *testing.B) {
+		startRecording(b)
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				fibHooked(20)
+			}
+		})
 	})
 }
 
@@ -379,5 +389,16 @@ func TestKinds(t *testing.T) {
 		if got[i] != want[i] {
 			t.Errorf("entry %d:\n got %s\nwant %s", i, got[i], want[i])
 		}
+	}
+}
+
+// TestPadding checks the layout that keeps threads from sharing the cache
+// lines they write at every hook.
+func TestPadding(t *testing.T) {
+	if n := unsafe.Sizeof(G{}); n%cacheLine != 0 {
+		t.Errorf("G takes %d bytes, not a multiple of %d", n, cacheLine)
+	}
+	if off := unsafe.Offsetof(seq.Uint64); off != cacheLine || unsafe.Sizeof(seq) != off+cacheLine {
+		t.Errorf("the sequence number at %d of %d bytes, want a line of its own", off, unsafe.Sizeof(seq))
 	}
 }
