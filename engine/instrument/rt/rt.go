@@ -104,7 +104,11 @@ const (
 
 const (
 	chunkSize = 64 << 10
-	segSize   = 4 << 20
+	// The file grows by segments, each as large as the file was, from
+	// minSeg to maxSeg: a short run does not pay for pages it never
+	// writes (each page of a segment is made when it is mapped).
+	minSeg = 256 << 10
+	maxSeg = 4 << 20
 	// maxRecord bounds one record; a goroutine leaves a chunk with less
 	// room left for a new one.
 	maxRecord = 4 << 10
@@ -290,20 +294,21 @@ func (s *G) newChunk() bool {
 	mu.Lock()
 	defer mu.Unlock()
 	if len(seg) < chunkSize {
-		if fileSize+segSize > maxFile {
+		n := nextSegment(fileSize, maxFile)
+		if n == 0 {
 			s.base, s.pos, s.end = nil, 0, 0
 			if !stopped.Swap(true) {
 				writeStop()
 			}
 			return false
 		}
-		m, err := mapSegment(file, fileSize, segSize)
+		m, err := mapSegment(file, fileSize, n)
 		if err != nil {
 			stopped.Store(true)
 			os.Stderr.WriteString("adi: recording stopped: " + err.Error() + "\n")
 			return false
 		}
-		fileSize += segSize
+		fileSize += int64(n)
 		seg = m
 	}
 	s.base, s.pos, s.end = unsafe.Pointer(unsafe.SliceData(seg)), hdrSize, chunkSize
@@ -311,6 +316,13 @@ func (s *G) newChunk() bool {
 	s.last, s.lastPC = 0, 0
 	s.hdr().flags = hdrUsed
 	return true
+}
+
+// nextSegment is the size of the segment that follows size bytes of file,
+// 0 when the file has no room for a chunk more below limit.
+func nextSegment(size, limit int64) int {
+	n := min(max(size, minSeg), maxSeg, limit-size)
+	return int(n - n%chunkSize)
 }
 
 // writeStop appends a stop record past the end of the file (mu held).

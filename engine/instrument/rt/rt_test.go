@@ -265,7 +265,7 @@ func goid() int64 {
 func TestStop(t *testing.T) {
 	path := startRecording(t)
 	old := maxFile
-	maxFile = segSize
+	maxFile = maxSeg
 	defer func() { maxFile = old; stopped.Store(false) }()
 	fibHooked(25) // 242,785 calls: more than 4 MB of records
 	tr, err := instrument.ReadTrace(path)
@@ -282,6 +282,29 @@ func TestStop(t *testing.T) {
 		t.Fatalf("stopped %v after %d entries", tr.Stopped, enters)
 	}
 	checkFirstPass(t, path, tr)
+}
+
+func TestNextSegment(t *testing.T) {
+	const limit = 8<<20 + 100
+	var sizes []int64
+	for size := int64(0); ; {
+		n := nextSegment(size, limit)
+		if n == 0 {
+			break
+		}
+		if n%chunkSize != 0 {
+			t.Fatalf("a segment of %d bytes at %d: not whole chunks", n, size)
+		}
+		sizes = append(sizes, int64(n)>>10)
+		size += int64(n)
+	}
+	// KB: doubling from 256 KB to 4 MB, then up to the limit's last chunk.
+	if got, want := fmt.Sprint(sizes), "[256 256 512 1024 2048 4096]"; got != want {
+		t.Errorf("segments %s KB, want %s", got, want)
+	}
+	if n := nextSegment(limit-chunkSize+1, limit); n != 0 {
+		t.Errorf("less than a chunk below the limit: a segment of %d", n)
+	}
 }
 
 // TestDamagedFile reads files cut short or with bytes changed: errors or
