@@ -190,7 +190,7 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 // pages without file system work), or where the kernel has none a file in
 // work, unlinked at once. Either way nothing is left when it is closed.
 func recordFile(work string) (*os.File, error) {
-	if fd, err := unix.MemfdCreate("adi-records", unix.MFD_CLOEXEC); err == nil {
+	if fd, err := memfdCreate("adi-records", unix.MFD_CLOEXEC); err == nil {
 		return os.NewFile(uintptr(fd), "adi-records (memfd)"), nil
 	}
 	f, err := os.CreateTemp(work, "adi-records")
@@ -200,6 +200,9 @@ func recordFile(work string) (*os.File, error) {
 	os.Remove(f.Name())
 	return f, nil
 }
+
+// memfdCreate is unix.MemfdCreate (a variable for the tests).
+var memfdCreate = unix.MemfdCreate
 
 // spill puts the index of frames frames and values values in a mapped file
 // at path when it would take more than above bytes (see

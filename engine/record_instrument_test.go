@@ -359,3 +359,26 @@ func TestInstrumentSpill(t *testing.T) {
 	runtime.KeepAlive(heap)
 	runtime.KeepAlive(spilled)
 }
+
+// TestInstrumentWithoutMemfd records through a file of the work directory,
+// as where the kernel has no memfd: the same recording, and nothing left
+// in the directory.
+func TestInstrumentWithoutMemfd(t *testing.T) {
+	old := memfdCreate
+	memfdCreate = func(string, int) (int, error) { return -1, errors.New("no memfd") }
+	defer func() { memfdCreate = old }()
+	work := t.TempDir()
+	f, err := recordFile(work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if left, _ := os.ReadDir(work); len(left) != 0 {
+		t.Errorf("the record file is left in the work directory: %v", left)
+	}
+	s, _ := openInstrumented(t, []string{"go", "run", "./testdata/fib", "10"}, repoRoot(t), Limits{}, 0)
+	// fib(10) makes 177 calls of fib, plus main and parseN.
+	if n := s.Recording().Len(); n != 179 {
+		t.Fatalf("%d frames, want 179", n)
+	}
+}
