@@ -92,7 +92,8 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 	cmd.Env = append(os.Environ(), prog.Env...)
 	// The records file is the target's descriptor 3.
 	cmd.ExtraFiles = []*os.File{records}
-	cmd.Env = append(cmd.Env, "ADI_TRACE_FD=3", "ADI_TRACE_MAXSTR="+strconv.Itoa(lim.MaxString))
+	cmd.Env = append(cmd.Env, "ADI_TRACE_FD=3", "ADI_TRACE_MAXSTR="+strconv.Itoa(lim.MaxString),
+		"ADI_TRACE_MAXFILE="+strconv.FormatInt(maxRecordFile, 10))
 	if prog.Stdin != "" {
 		f, err := os.Open(prog.Stdin)
 		if err != nil {
@@ -186,12 +187,19 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 	return b.rec, nil
 }
 
+// maxRecordFile bounds the target's record file: the runtime stops
+// recording there, and the recording says so.
+const maxRecordFile = 2 << 30
+
 // recordFile returns an empty file for the target's records: a memfd (file
-// pages without file system work), or where the kernel has none a file in
-// work, unlinked at once. Either way nothing is left when it is closed.
+// pages without file system work) when the machine has memory to spare for
+// a whole one (its pages stay in memory), else a file in work, unlinked at
+// once. Either way nothing is left when it is closed.
 func recordFile(work string) (*os.File, error) {
-	if fd, err := memfdCreate("adi-records", unix.MFD_CLOEXEC); err == nil {
-		return os.NewFile(uintptr(fd), "adi-records (memfd)"), nil
+	if memAvailable() >= 4*maxRecordFile {
+		if fd, err := memfdCreate("adi-records", unix.MFD_CLOEXEC); err == nil {
+			return os.NewFile(uintptr(fd), "adi-records (memfd)"), nil
+		}
 	}
 	f, err := os.CreateTemp(work, "adi-records")
 	if err != nil {
@@ -203,6 +211,22 @@ func recordFile(work string) (*os.File, error) {
 
 // memfdCreate is unix.MemfdCreate (a variable for the tests).
 var memfdCreate = unix.MemfdCreate
+
+// memAvailable is the memory the kernel could give without swapping
+// (MemAvailable of /proc/meminfo), 0 if unknown.
+func memAvailable() int64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "MemAvailable:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
 
 // spill puts the index of frames frames and values values in a mapped file
 // at path when it would take more than above bytes (see

@@ -367,6 +367,9 @@ func TestInstrumentWithoutMemfd(t *testing.T) {
 	old := memfdCreate
 	memfdCreate = func(string, int) (int, error) { return -1, errors.New("no memfd") }
 	defer func() { memfdCreate = old }()
+	if memAvailable() <= 0 {
+		t.Error("MemAvailable of /proc/meminfo not read")
+	}
 	work := t.TempDir()
 	f, err := recordFile(work)
 	if err != nil {
