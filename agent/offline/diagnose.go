@@ -273,9 +273,20 @@ func (d *diagnoser) frameHolding(l lineKey, seqs []int32) *trace.Frame {
 	if fn == nil {
 		return nil
 	}
+	// The recorded functions declared there (usually one) first: then a
+	// frame costs a string compare, not a map look-up.
 	declLine := file.Line(fn.Pos())
+	var fns []string
+	for _, name := range d.rec.Funcs() {
+		if decl := d.rec.DeclOf(name); decl.File == l.file && decl.Line == declLine {
+			fns = append(fns, name)
+		}
+	}
+	if len(fns) == 0 {
+		return nil
+	}
 	for _, seq := range seqs {
-		if decl := d.declOf(seq); decl.File == l.file && decl.Line == declLine {
+		if slices.Contains(fns, d.rec.FuncOf(int(seq))) {
 			return d.rec.At(int(seq))
 		}
 	}
