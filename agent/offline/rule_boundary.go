@@ -166,11 +166,16 @@ func (d *diagnoser) argBoundaries(scope []int32) []*boundaryHit {
 		if fd == nil {
 			continue
 		}
+		// The frames are made when a comparison needs their arguments,
+		// each once.
 		frames := make([]*trace.Frame, len(seqs))
-		for i, seq := range seqs {
-			frames[i] = d.rec.At(int(seq))
+		frame := func(i int) *trace.Frame {
+			if frames[i] == nil {
+				frames[i] = d.rec.At(int(seqs[i]))
+			}
+			return frames[i]
 		}
-		_, params := d.paramNames(frames[0])
+		_, params := d.paramNames(frame(0))
 		assigned := assignedNames(fd.Body)
 		ast.Inspect(fd.Body, func(n ast.Node) bool {
 			if _, ok := n.(*ast.FuncLit); ok {
@@ -187,7 +192,8 @@ func (d *diagnoser) argBoundaries(scope []int32) []*boundaryHit {
 					continue
 				}
 				l, r := file.Text(be.X), file.Text(be.Y)
-				for _, f := range frames {
+				for k := range seqs {
+					f := frame(k)
 					vars := map[string]*trace.Value{}
 					for i := range f.Args {
 						vars[f.Args[i].Name] = &f.Args[i]
