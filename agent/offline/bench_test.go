@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/adi-go/adi/agent/agenttest"
+	"github.com/adi-go/adi/agent/gocmd"
 	"github.com/adi-go/adi/agent/report"
 	"github.com/adi-go/adi/engine"
 )
@@ -44,4 +45,37 @@ func BenchmarkDiagnose(b *testing.B) {
 			b.ReportMetric(float64(d.PromptTokens+d.CompletionTokens), "tokens")
 		})
 	}
+}
+
+// BenchmarkDiagnoseWholeRun measures the diagnoser on a large recording
+// whose scope is the whole run: testdata/bench/fib (635,623 frames),
+// recorded once and diagnosed as though it had exited with status 1, so
+// that every rule walks every frame (the boundary rule fires on fib's base
+// case). Fixes are not verified: the figures are the diagnoser's own, the
+// traces it re-executes included.
+//
+//	go test ./agent/offline -run '^$' -bench DiagnoseWholeRun -benchtime 3x
+func BenchmarkDiagnoseWholeRun(b *testing.B) {
+	argv := []string{"go", "run", "./testdata/bench/fib"}
+	root := agenttest.RepoRoot(b)
+	s, err := engine.Open(context.Background(), argv, root,
+		engine.Options{Limits: engine.Limits{MaxFrames: 1_000_000}, Timeout: 2 * time.Minute})
+	if err != nil {
+		b.Fatalf("recording %v: %v", argv, err)
+	}
+	defer s.Close()
+	rec := s.Recording()
+	rec.Outcome.ExitCode = 1
+	target := gocmd.Target{Argv: argv, Dir: root}
+	var d *report.Diagnosis
+	b.ReportAllocs()
+	for b.Loop() {
+		fresh := engine.NewSession(rec, s.Program(), engine.DefaultLimits, 2*time.Minute)
+		d, err = Diagnose(context.Background(), fresh, Options{Target: target, NoVerify: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Logf("%d frames: %s at %s:%d", rec.Len(), d.Method, d.RootCause.File, d.RootCause.Line)
+	b.ReportMetric(float64(rec.Len()), "frames")
 }

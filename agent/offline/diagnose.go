@@ -44,11 +44,11 @@ func Diagnose(ctx context.Context, dbg Debugger, opts Options) (*report.Diagnosi
 	}
 
 	roots := d.testRoots()
-	var scope []*trace.Frame
+	var scope []int32
 	if len(roots) > 0 {
 		scope = d.subtree(roots...)
 	} else {
-		scope = slices.Collect(rec.All)
+		scope = d.allSeqs()
 	}
 
 	// The spectrum of the package's tests, for test targets.
@@ -71,18 +71,18 @@ func Diagnose(ctx context.Context, dbg Debugger, opts Options) (*report.Diagnosi
 	}
 
 	var head []report.Evidence
-	var focus []*trace.Frame
+	var focus []int32
 	if len(roots) > 0 {
 		opts.Log("adi: reading the failed assertions")
 		for _, fl := range d.failures(ctx, roots) {
 			head = append(head, d.failureEvidence(fl)...)
-			focus = append(focus, d.subtree(fl.wrong...)...)
+			focus = append(focus, d.subtree(seqsOf(fl.wrong)...)...)
 		}
 	}
 	if len(focus) == 0 {
 		focus = scope
 	}
-	sortBySeq(focus)
+	slices.Sort(focus)
 
 	var findings []*finding
 	if pf, msg := d.panicked(scope); pf != nil {
@@ -129,7 +129,7 @@ func Diagnose(ctx context.Context, dbg Debugger, opts Options) (*report.Diagnosi
 }
 
 // focusOr returns focus, or scope when focus is empty.
-func focusOr(focus, scope []*trace.Frame) []*trace.Frame {
+func focusOr(focus, scope []int32) []int32 {
 	if len(focus) > 0 {
 		return focus
 	}
@@ -229,7 +229,7 @@ func commonDir(fx *fix) string {
 
 // sbflFinding is the fallback suspect: the most suspicious line inside the
 // functions on the failing path (else overall).
-func (d *diagnoser) sbflFinding(ranked []suspect, totalFailed, totalPassed int, focus []*trace.Frame) *finding {
+func (d *diagnoser) sbflFinding(ranked []suspect, totalFailed, totalPassed int, focus []int32) *finding {
 	if len(ranked) == 0 || ranked[0].score == 0 {
 		return nil
 	}
@@ -263,8 +263,8 @@ func (d *diagnoser) sbflFinding(ranked []suspect, totalFailed, totalPassed int, 
 	return f
 }
 
-// frameHolding returns the first frame of fs whose function holds line.
-func (d *diagnoser) frameHolding(l lineKey, fs []*trace.Frame) *trace.Frame {
+// frameHolding returns the first frame of seqs whose function holds line.
+func (d *diagnoser) frameHolding(l lineKey, seqs []int32) *trace.Frame {
 	file, err := d.src.File(l.file)
 	if err != nil {
 		return nil
@@ -273,10 +273,21 @@ func (d *diagnoser) frameHolding(l lineKey, fs []*trace.Frame) *trace.Frame {
 	if fn == nil {
 		return nil
 	}
+	// The recorded functions declared there (usually one) first: then a
+	// frame costs a string compare, not a map look-up.
 	declLine := file.Line(fn.Pos())
-	for _, f := range fs {
-		if f.Decl.File == l.file && f.Decl.Line == declLine {
-			return f
+	var fns []string
+	for _, name := range d.rec.Funcs() {
+		if decl := d.rec.DeclOf(name); decl.File == l.file && decl.Line == declLine {
+			fns = append(fns, name)
+		}
+	}
+	if len(fns) == 0 {
+		return nil
+	}
+	for _, seq := range seqs {
+		if slices.Contains(fns, d.rec.FuncOf(int(seq))) {
+			return d.rec.At(int(seq))
 		}
 	}
 	return nil

@@ -135,21 +135,29 @@ func (d *diagnoser) evidence(f *trace.Frame, pos trace.Pos, claim, value string)
 func isTestFile(path string) bool { return strings.HasSuffix(path, "_test.go") }
 
 // eachFunc calls visit once for each function of scope outside the test
-// files, with its source file and declaration: the walk every source rule
-// starts with.
-func (d *diagnoser) eachFunc(ctx context.Context, scope []*trace.Frame, visit func(f *trace.Frame, file *syntax.File, fd *ast.FuncDecl)) {
+// files, with its first frame in scope, its source file and declaration:
+// the walk every source rule starts with.
+func (d *diagnoser) eachFunc(ctx context.Context, scope []int32, visit func(f *trace.Frame, file *syntax.File, fd *ast.FuncDecl)) {
 	done := map[string]bool{}
-	for _, f := range scope {
-		if done[f.FID.Func] || isTestFile(f.Decl.File) || ctx.Err() != nil {
+	for _, seq := range scope {
+		fn := d.rec.FuncOf(int(seq))
+		if done[fn] {
 			continue
 		}
-		done[f.FID.Func] = true
-		file, err := d.src.File(f.Decl.File)
+		done[fn] = true
+		if ctx.Err() != nil {
+			return
+		}
+		decl := d.rec.DeclOf(fn)
+		if isTestFile(decl.File) {
+			continue
+		}
+		file, err := d.src.File(decl.File)
 		if err != nil {
 			continue
 		}
-		if fd := file.FuncDecl(f.Decl.Line); fd != nil {
-			visit(f, file, fd)
+		if fd := file.FuncDecl(decl.Line); fd != nil {
+			visit(d.rec.At(int(seq)), file, fd)
 		}
 	}
 }

@@ -37,9 +37,9 @@ var testFailRE = regexp.MustCompile(`\.(Errorf|Error|Fatalf|Fatal|Fail|FailNow)\
 // outputLineRE matches a test's report line: "    file_test.go:21: msg".
 var outputLineRE = regexp.MustCompile(`(?m)^\s+(\w[\w.-]*_test\.go):(\d+): (.*)$`)
 
-// testRoots returns the frames of the failing tests' functions.
-func (d *diagnoser) testRoots() []*trace.Frame {
-	var out []*trace.Frame
+// testRoots returns the Seqs of the frames of the failing tests' functions.
+func (d *diagnoser) testRoots() []int32 {
+	var out []int32
 	for _, name := range d.rec.Outcome.FailedTests {
 		if strings.Contains(name, "/") {
 			continue
@@ -51,9 +51,7 @@ func (d *diagnoser) testRoots() []*trace.Frame {
 			}
 		}
 		slices.Sort(seqs) // in order of entry
-		for _, seq := range seqs {
-			out = append(out, d.rec.At(int(seq)))
-		}
+		out = append(out, seqs...)
 	}
 	return out
 }
@@ -63,7 +61,7 @@ const maxTestFLTs = 10
 
 // failures finds the failed assertions in the traces of the failing tests'
 // own frames (the test functions, their subtests' closures and helpers).
-func (d *diagnoser) failures(ctx context.Context, roots []*trace.Frame) []failure {
+func (d *diagnoser) failures(ctx context.Context, roots []int32) []failure {
 	type report struct {
 		file string
 		line int
@@ -75,26 +73,27 @@ func (d *diagnoser) failures(ctx context.Context, roots []*trace.Frame) []failur
 		reports = append(reports, report{m[1], n, m[3]})
 	}
 	// The frames whose function holds a reported line come first.
-	var cands, rest []*trace.Frame
-	for _, f := range d.subtree(roots...) {
-		if !isTestFile(f.Decl.File) {
+	var cands, rest []int32
+	for _, seq := range d.subtree(roots...) {
+		decl := d.declOf(seq)
+		if !isTestFile(decl.File) {
 			continue
 		}
 		holds := false
-		if file, err := d.src.File(f.Decl.File); err == nil {
+		if file, err := d.src.File(decl.File); err == nil {
 			for _, r := range reports {
-				if r.file != filepath.Base(f.Decl.File) {
+				if r.file != filepath.Base(decl.File) {
 					continue
 				}
-				if fn, _ := file.FuncAt(r.line); fn != nil && file.Line(fn.Pos()) == f.Decl.Line {
+				if fn, _ := file.FuncAt(r.line); fn != nil && file.Line(fn.Pos()) == decl.Line {
 					holds = true
 				}
 			}
 		}
 		if holds {
-			cands = append(cands, f)
+			cands = append(cands, seq)
 		} else {
-			rest = append(rest, f)
+			rest = append(rest, seq)
 		}
 	}
 	if len(cands) == 0 {
@@ -102,11 +101,12 @@ func (d *diagnoser) failures(ctx context.Context, roots []*trace.Frame) []failur
 	}
 	var out []failure
 	used := make([]bool, len(reports))
-	for i, f := range cands {
+	for i, seq := range cands {
 		if i >= maxTestFLTs {
 			d.note(fmt.Sprintf("only %d of the failing tests' frames were searched for failed assertions", maxTestFLTs))
 			break
 		}
+		f := d.rec.At(int(seq))
 		flt, st, err := d.flt(ctx, f)
 		if err != nil {
 			continue

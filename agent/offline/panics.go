@@ -68,10 +68,10 @@ func classifyPanic(text string) panicInfo {
 
 // panicked returns the frame where the run's failure started with a panic:
 // the innermost recorded frame of the panic that ended the run, else the
-// innermost frame that panicked and was recovered inside one of the failing
-// tests (a deferred recover that turned a panic into a wrong result). The
-// second result is the panic's message.
-func (d *diagnoser) panicked(scope []*trace.Frame) (*trace.Frame, string) {
+// innermost frame of scope that panicked and was recovered inside one of
+// the failing tests (a deferred recover that turned a panic into a wrong
+// result). The second result is the panic's message.
+func (d *diagnoser) panicked(scope []int32) (*trace.Frame, string) {
 	if p := d.rec.Outcome.Panic; p != nil {
 		if f := d.frame(p.Frame); f != nil {
 			return f, p.Value
@@ -82,18 +82,19 @@ func (d *diagnoser) panicked(scope []*trace.Frame) (*trace.Frame, string) {
 			}
 		}
 	}
-	for _, f := range scope {
-		if f.Exit != trace.Panicked {
+	for _, seq := range scope {
+		if d.rec.ExitOf(int(seq)) != trace.Panicked {
 			continue
 		}
 		inner := true
-		for _, c := range d.rec.Children(f.Seq) {
+		for _, c := range d.rec.Children(int(seq)) {
 			if d.rec.ExitOf(int(c)) == trace.Panicked {
 				inner = false
 				break
 			}
 		}
 		if inner {
+			f := d.rec.At(int(seq))
 			return f, f.Panic
 		}
 	}
@@ -110,26 +111,4 @@ func (d *diagnoser) recoverer(f *trace.Frame) *trace.Frame {
 		}
 	}
 	return nil
-}
-
-// subtree returns f and every frame below it, in order of entry.
-func (d *diagnoser) subtree(roots ...*trace.Frame) []*trace.Frame {
-	var out []*trace.Frame
-	seen := map[int]bool{}
-	var walk func(f *trace.Frame)
-	walk = func(f *trace.Frame) {
-		if seen[f.Seq] {
-			return
-		}
-		seen[f.Seq] = true
-		out = append(out, f)
-		for _, c := range d.rec.Children(f.Seq) {
-			walk(d.rec.At(int(c)))
-		}
-	}
-	for _, r := range roots {
-		walk(r)
-	}
-	sortBySeq(out)
-	return out
 }

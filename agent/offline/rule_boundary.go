@@ -39,7 +39,7 @@ type boundaryHit struct {
 // boundaryFindings looks for comparisons met at their bound in the focus
 // frames (traced) and, for comparisons over parameters only, in every
 // invocation of scope (from the recorded arguments, without tracing).
-func (d *diagnoser) boundaryFindings(ctx context.Context, focus, scope []*trace.Frame) []*finding {
+func (d *diagnoser) boundaryFindings(ctx context.Context, focus, scope []int32) []*finding {
 	var hits []*boundaryHit
 	seen := map[string]bool{}
 	add := func(h *boundaryHit) {
@@ -50,14 +50,16 @@ func (d *diagnoser) boundaryFindings(ctx context.Context, focus, scope []*trace.
 		}
 	}
 	tracedFuncs := map[string]bool{}
-	for _, f := range focus {
+	for _, seq := range focus {
 		if len(tracedFuncs) >= maxBoundaryFLTs || ctx.Err() != nil {
 			break
 		}
-		if tracedFuncs[f.FID.Func] || isTestFile(f.Decl.File) {
+		fn := d.rec.FuncOf(int(seq))
+		if tracedFuncs[fn] || isTestFile(d.rec.DeclOf(fn).File) {
 			continue
 		}
-		tracedFuncs[f.FID.Func] = true
+		tracedFuncs[fn] = true
+		f := d.rec.At(int(seq))
 		flt, st, err := d.flt(ctx, f)
 		if err != nil {
 			continue
@@ -139,33 +141,41 @@ const maxArgFrames = 5000
 // never assigns) that some invocation of scope met at their bound: the
 // base case of a recursion, checked on all of its calls without tracing
 // any.
-func (d *diagnoser) argBoundaries(scope []*trace.Frame) []*boundaryHit {
+func (d *diagnoser) argBoundaries(scope []int32) []*boundaryHit {
 	var out []*boundaryHit
-	byFunc := map[string][]*trace.Frame{}
+	byFunc := map[string][]int32{}
 	var order []string
-	for i, f := range scope {
-		if i >= maxArgFrames {
-			break
-		}
-		if isTestFile(f.Decl.File) {
+	for _, seq := range scope[:min(len(scope), maxArgFrames)] {
+		fn := d.rec.FuncOf(int(seq))
+		if isTestFile(d.rec.DeclOf(fn).File) {
 			continue
 		}
-		if _, ok := byFunc[f.FID.Func]; !ok {
-			order = append(order, f.FID.Func)
+		if _, ok := byFunc[fn]; !ok {
+			order = append(order, fn)
 		}
-		byFunc[f.FID.Func] = append(byFunc[f.FID.Func], f)
+		byFunc[fn] = append(byFunc[fn], seq)
 	}
 	for _, fn := range order {
-		frames := byFunc[fn]
-		file, err := d.src.File(frames[0].Decl.File)
+		seqs := byFunc[fn]
+		decl := d.rec.DeclOf(fn)
+		file, err := d.src.File(decl.File)
 		if err != nil {
 			continue
 		}
-		fd := file.FuncDecl(frames[0].Decl.Line)
+		fd := file.FuncDecl(decl.Line)
 		if fd == nil {
 			continue
 		}
-		_, params := d.paramNames(frames[0])
+		// The frames are made when a comparison needs their arguments,
+		// each once.
+		frames := make([]*trace.Frame, len(seqs))
+		frame := func(i int) *trace.Frame {
+			if frames[i] == nil {
+				frames[i] = d.rec.At(int(seqs[i]))
+			}
+			return frames[i]
+		}
+		_, params := d.paramNames(frame(0))
 		assigned := assignedNames(fd.Body)
 		ast.Inspect(fd.Body, func(n ast.Node) bool {
 			if _, ok := n.(*ast.FuncLit); ok {
@@ -182,7 +192,8 @@ func (d *diagnoser) argBoundaries(scope []*trace.Frame) []*boundaryHit {
 					continue
 				}
 				l, r := file.Text(be.X), file.Text(be.Y)
-				for _, f := range frames {
+				for k := range seqs {
+					f := frame(k)
 					vars := map[string]*trace.Value{}
 					for i := range f.Args {
 						vars[f.Args[i].Name] = &f.Args[i]

@@ -25,7 +25,7 @@ import (
 const maxDroppedFLTs = 4
 
 // droppedFindings looks for discarded errors in the functions of scope.
-func (d *diagnoser) droppedFindings(ctx context.Context, scope []*trace.Frame) []*finding {
+func (d *diagnoser) droppedFindings(ctx context.Context, scope []int32) []*finding {
 	var out []*finding
 	d.eachFunc(ctx, scope, func(f *trace.Frame, file *syntax.File, fd *ast.FuncDecl) {
 		ast.Inspect(fd.Body, func(n ast.Node) bool {
@@ -50,7 +50,7 @@ func (d *diagnoser) droppedFindings(ctx context.Context, scope []*trace.Frame) [
 }
 
 // droppedAt examines one discarding statement in the invocations of fn.
-func (d *diagnoser) droppedAt(ctx context.Context, file *syntax.File, as *ast.AssignStmt, call *ast.CallExpr, fn string, scope []*trace.Frame) *finding {
+func (d *diagnoser) droppedAt(ctx context.Context, file *syntax.File, as *ast.AssignStmt, call *ast.CallExpr, fn string, scope []int32) *finding {
 	line := file.Line(as.Pos())
 	stmt := oneLine(file.Text(as))
 	callText := file.Text(call.Fun)
@@ -58,11 +58,15 @@ func (d *diagnoser) droppedAt(ctx context.Context, file *syntax.File, as *ast.As
 	var first *trace.Frame
 	var firstPos trace.Pos
 	traced := 0
-	for _, f := range scope {
-		if f.FID.Func != fn || traced >= maxDroppedFLTs {
+	for _, seq := range scope {
+		if traced >= maxDroppedFLTs {
+			break
+		}
+		if d.rec.FuncOf(int(seq)) != fn {
 			continue
 		}
 		traced++
+		f := d.rec.At(int(seq))
 		flt, st, err := d.flt(ctx, f)
 		if err != nil {
 			continue
@@ -233,7 +237,7 @@ var (
 // uncheckedErrs finds a variable named err that was assigned a non-nil
 // error and then overwritten or never read, in the traces of the functions
 // of focus that assign err (the first invocation of each is traced).
-func (d *diagnoser) uncheckedErrs(ctx context.Context, focus []*trace.Frame) []*finding {
+func (d *diagnoser) uncheckedErrs(ctx context.Context, focus []int32) []*finding {
 	d.eachFunc(ctx, focus, func(f *trace.Frame, _ *syntax.File, fd *ast.FuncDecl) {
 		if assignedNames(fd.Body)["err"] {
 			d.flt(ctx, f)

@@ -16,7 +16,7 @@ import (
 // ΔS; the fix is a pointer receiver.
 
 // receiverFindings looks for lost writes in the methods invoked in scope.
-func (d *diagnoser) receiverFindings(ctx context.Context, scope []*trace.Frame) []*finding {
+func (d *diagnoser) receiverFindings(ctx context.Context, scope []int32) []*finding {
 	var out []*finding
 	d.eachFunc(ctx, scope, func(f *trace.Frame, file *syntax.File, fd *ast.FuncDecl) {
 		if fd.Recv == nil || len(fd.Recv.List) != 1 || len(fd.Recv.List[0].Names) != 1 {
