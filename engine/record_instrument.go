@@ -146,7 +146,7 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 		return nil, fmt.Errorf("reading the instrumented binary's symbols: %w", err)
 	}
 	b := &builder{
-		bi: bi, sites: in.sites, lim: lim,
+		bi: bi, file: t, sites: in.sites, lim: lim,
 		rec:      &trace.Recording{},
 		counts:   map[string]*int{},
 		stacks:   map[int64]*gstack{},
@@ -227,6 +227,7 @@ func lessGC() func() {
 // does from its breakpoints (see recorder.go).
 type builder struct {
 	bi    *gosym.Table
+	file  *instrument.File // names the values' types
 	sites []instrument.Site
 	lim   Limits
 	// rec gets every frame, kept or not (see limit), as it enters.
@@ -631,16 +632,16 @@ type itype struct {
 // typ returns the rendering of v's type, made once per type.
 func (b *builder) typ(v *instrument.Value) *itype {
 	id := v.TypeID
-	if id >= uint64(len(b.types)) {
+	if id >= uint32(len(b.types)) {
 		if id >= 1<<20 {
-			t := b.newType(v.Type)
+			t := b.newType(b.file.Type(id))
 			return &t
 		}
 		b.types = append(b.types, make([]itype, int(id)+1-len(b.types))...)
 	}
 	t := &b.types[id]
 	if !t.ok {
-		*t = b.newType(v.Type)
+		*t = b.newType(b.file.Type(id))
 	}
 	return t
 }

@@ -63,10 +63,12 @@ type Type struct {
 
 // Value is one recorded argument or result.
 type Value struct {
+	// Type is set by ReadTrace; File.Each leaves it zero (see File.Type):
+	// a recording's values share a handful of types.
 	Type Type
-	// TypeID numbers Type within the file (the same type, the same
-	// number).
-	TypeID uint64
+	// TypeID numbers the value's type within the file (the same type,
+	// the same number).
+	TypeID uint32
 	Tag    byte
 	Int    int64
 	Uint   uint64
@@ -130,6 +132,9 @@ func ReadTrace(path string) (*Trace, error) {
 	err = f.Each(func(r *Record) error {
 		c := *r
 		c.Values = append([]Value(nil), r.Values...)
+		for i := range c.Values {
+			c.Values[i].Type = f.Type(c.Values[i].TypeID)
+		}
 		c.Chain = append([]Link(nil), r.Chain...)
 		t.Records = append(t.Records, c)
 		return nil
@@ -209,6 +214,15 @@ func OpenFile(path string) (*File, error) {
 	return f, nil
 }
 
+// Type returns the type numbered id, as the records read so far name it
+// (the zero Type for a number not named yet).
+func (f *File) Type(id uint32) Type {
+	if int(id) < len(*f.types) {
+		return (*f.types)[id]
+	}
+	return Type{}
+}
+
 // Close unmaps the file.
 func (f *File) Close() error {
 	if f.data == nil {
@@ -283,7 +297,8 @@ func (c *cursor) errorf(err error) error {
 }
 
 // Each calls fn for every record in order of Seq. The record and its
-// slices are valid during the call only.
+// slices are valid during the call only. The values' Type is left zero
+// (see File.Type).
 func (f *File) Each(fn func(*Record) error) error {
 	var h cursorHeap
 	for start := 0; start < len(f.data); start += chunkSize {
@@ -299,13 +314,6 @@ func (f *File) Each(fn func(*Record) error) error {
 	}
 	for len(h) > 0 {
 		c := h[0]
-		types := *f.types
-		for i := range c.rec.Values {
-			v := &c.rec.Values[i]
-			if v.TypeID < uint64(len(types)) {
-				v.Type = types[v.TypeID]
-			}
-		}
 		if err := fn(&c.rec); err != nil {
 			return err
 		}
@@ -615,9 +623,17 @@ func (d *decoder) values(b []byte, i int) ([]Value, int, error) {
 			(*d.types)[tid] = Type{Name: name, Kind: kind}
 			desc = b[i]
 		}
-		v := Value{Tag: desc & 15}
+		var skipped Value
+		v := &skipped
+		if keep {
+			d.slab = append(d.slab, Value{})
+			v = &d.slab[len(d.slab)-1]
+		}
+		v.Tag = desc & 15
 		var x uint64
-		v.TypeID, i = fld(b, i+1, desc>>4)
+		x, i = fld(b, i+1, desc>>4)
+		// A number past any type's is a damaged one: it names none.
+		v.TypeID = uint32(min(x, maxTypes))
 		switch v.Tag {
 		case TagInt:
 			x, i = fld(b, i, desc>>6)
@@ -653,9 +669,6 @@ func (d *decoder) values(b []byte, i int) ([]Value, int, error) {
 		case TagNil, TagNonNil, TagFalse, TagTrue, TagOther:
 		default:
 			return nil, i, fmt.Errorf("unknown value tag %d", v.Tag)
-		}
-		if keep {
-			d.slab = append(d.slab, v)
 		}
 	}
 	if n > 0 {
