@@ -669,29 +669,29 @@ func (b *builder) values(vs []instrument.Value, names []trace.Str) {
 		if i < len(names) {
 			name = names[i]
 		}
+		// Numbers and booleans: their text is made when it is read.
+		switch v.Tag {
+		case instrument.TagInt:
+			b.rec.AppendInt(name, t.name, v.Int)
+			continue
+		case instrument.TagUint:
+			b.rec.AppendUint(name, t.name, v.Uint)
+			continue
+		case instrument.TagTrue, instrument.TagFalse:
+			b.rec.AppendBool(name, t.name, v.Tag == instrument.TagTrue)
+			continue
+		}
 		text := b.text[:0]
 		var kind trace.Kind
 		var n, c int64
 		isNil, cut := false, false
 		switch v.Tag {
-		case instrument.TagInt:
-			kind = trace.KindInt
-			text = strconv.AppendInt(text, v.Int, 10)
-		case instrument.TagUint:
-			kind = trace.KindUint
-			text = strconv.AppendUint(text, v.Uint, 10)
 		case instrument.TagFloat:
 			kind = trace.KindFloat
 			text = append(text, v.Text...)
 		case instrument.TagComplex:
 			kind = trace.KindComplex
 			text = append(text, v.Text...)
-		case instrument.TagTrue:
-			kind = trace.KindBool
-			text = append(text, "true"...)
-		case instrument.TagFalse:
-			kind = trace.KindBool
-			text = append(text, "false"...)
 		case instrument.TagString:
 			kind, n = trace.KindString, v.Len
 			text = strconv.AppendQuote(text, v.Text)

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"strconv"
 	"unsafe"
 )
 
@@ -76,9 +77,9 @@ type fnInfo struct {
 // vrow is one recorded value in the store.
 type vrow struct {
 	name, typ  uint32 // r.strs
-	text, size uint32 // the text: see textOf
+	text, size uint32 // the text: see textOf (valBits: the value)
 	kind       uint8
-	flags      uint8 // valNil, valCut, valDeep
+	flags      uint8 // valNil, valCut, valDeep, valBits
 	// lens is where the value's length and capacity are in r.lens, plus
 	// one; 0 when both are 0 (most values: numbers, booleans).
 	lens uint32
@@ -89,10 +90,20 @@ const (
 	valCut
 	// valDeep: the value has children or an error, in r.deep.
 	valDeep
+	// valBits: the value is an integer or a boolean whose bits are in
+	// text (low half) and size (high half); its text is made when read.
+	valBits
 )
 
 var valueKinds = [...]Kind{"", KindBool, KindInt, KindUint, KindFloat, KindComplex, KindString,
 	KindPointer, KindStruct, KindArray, KindSlice, KindMap, KindChan, KindFunc, KindInterface, KindOther}
+
+// The kindCodes of the kinds of values kept by their bits (valBits).
+const (
+	kindBool = 1
+	kindInt  = 2
+	kindUint = 3
+)
 
 // kindCode is k's index in valueKinds (KindOther's for a kind not there).
 func kindCode(k Kind) uint8 {
@@ -400,6 +411,35 @@ func (r *Recording) AppendValue(name, typ Str, k Kind, text []byte, n, c int64, 
 	r.vals = append(r.vals, v)
 }
 
+// AppendInt adds a value of kind KindInt (see AttachValues) whose text
+// is x's decimal digits. The row keeps x, not the text, which is made when
+// the value is read: most recorded values are numbers, and the
+// instrumenting recorder adds them by the million.
+func (r *Recording) AppendInt(name, typ Str, x int64) {
+	r.appendBits(name, typ, kindInt, uint64(x))
+}
+
+// AppendUint is AppendInt for a value of kind KindUint.
+func (r *Recording) AppendUint(name, typ Str, x uint64) {
+	r.appendBits(name, typ, kindUint, x)
+}
+
+// AppendBool is AppendInt for a value of kind KindBool (its text true or
+// false).
+func (r *Recording) AppendBool(name, typ Str, b bool) {
+	var x uint64
+	if b {
+		x = 1
+	}
+	r.appendBits(name, typ, kindBool, x)
+}
+
+// appendBits adds a value row with valBits: kind is its kindCode.
+func (r *Recording) appendBits(name, typ Str, kind uint8, x uint64) {
+	r.vals = append(r.vals, vrow{name: uint32(name), typ: uint32(typ), text: uint32(x), size: uint32(x >> 32),
+		kind: kind, flags: valBits})
+}
+
 func (r *Recording) appendValues(vs []Value) (uint32, uint16) {
 	first := uint32(len(r.vals))
 	for i := range vs {
@@ -455,7 +495,22 @@ func (r *store) appendText(b []byte) uint32 {
 	return at
 }
 
-// textOf is the text of value w.
+// valueText is the text of value w.
+func (r *store) valueText(w *vrow) string {
+	if w.flags&valBits == 0 {
+		return string(r.textOf(w))
+	}
+	bits := uint64(w.size)<<32 | uint64(w.text)
+	switch w.kind {
+	case kindInt:
+		return strconv.FormatInt(int64(bits), 10)
+	case kindUint:
+		return strconv.FormatUint(bits, 10)
+	}
+	return strconv.FormatBool(bits != 0)
+}
+
+// textOf is the text of value w, kept in r.text (without valBits).
 func (r *store) textOf(w *vrow) []byte {
 	b := r.text[w.text>>textBits]
 	off := w.text & (textBlock - 1)
@@ -482,7 +537,7 @@ func (r *Recording) values(first uint32, n uint16) []Value {
 		w := &r.vals[k]
 		v := &out[i]
 		v.Name, v.Type, v.Kind = r.strs[w.name], r.strs[w.typ], valueKinds[w.kind]
-		v.Text = string(r.textOf(w))
+		v.Text = r.valueText(w)
 		if w.lens > 0 {
 			v.Len, v.Cap = r.lens[w.lens-1][0], r.lens[w.lens-1][1]
 		}
@@ -689,7 +744,9 @@ func (r *Recording) Keep(keep []bool) {
 		start := uint32(len(r.vals))
 		for j := range uint32(k) {
 			v := old.vals[first+j]
-			v.text = r.appendText(old.textOf(&v))
+			if v.flags&valBits == 0 {
+				v.text = r.appendText(old.textOf(&v))
+			}
 			if v.lens > 0 {
 				v.lens = r.lenCap(old.lens[v.lens-1][0], old.lens[v.lens-1][1])
 			}
