@@ -486,7 +486,7 @@ func (b *builder) enter(r *instrument.Record) {
 		delete(b.ginfo, r.Goid)
 		b.spawned(&e, gi)
 	}
-	seq := b.rec.Enter(e)
+	seq := b.rec.Enter(&e)
 	if site := r.Site; site >= 0 && site < len(b.sites) {
 		if len(r.Values) > 0 {
 			first := b.rec.Values()

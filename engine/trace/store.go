@@ -283,8 +283,9 @@ type Entry struct {
 	SpawnSeq uint64
 }
 
-// Enter adds a running frame and returns its Seq.
-func (r *Recording) Enter(e Entry) int {
+// Enter adds a running frame and returns its Seq. (A pointer: recorders
+// add frames by the million, and an Entry is large to copy.)
+func (r *Recording) Enter(e *Entry) int {
 	seq := len(r.rows)
 	w := row{
 		fn: e.Func, index: uint32(e.Index), parent: int32(e.Parent),
@@ -314,7 +315,7 @@ func (r *Recording) setSpawnSeq(seq int, s uint64) {
 // Add adds a frame as it is (its Seq and Parent are ignored: the caller is
 // found by FID when the recording is indexed) and returns its Seq.
 func (r *Recording) Add(f *Frame) int {
-	seq := r.Enter(Entry{
+	seq := r.Enter(&Entry{
 		Func: r.FuncID(f.FID.Func, f.Decl), Index: f.FID.Index, Parent: -1,
 		Goroutine: f.Goroutine, CallSite: r.PosID(f.CallSite),
 		Spawn: f.Spawn, Indirect: f.Indirect, EntrySeq: f.EntrySeq, SpawnSeq: f.SpawnSeq,

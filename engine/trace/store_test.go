@@ -230,7 +230,7 @@ func TestStoreScalars(t *testing.T) {
 	bits := []uint64{1 << 63, 1<<64 - 1, 1, 0, 0, 7} // by want
 	build := func(r *Recording) {
 		for i := range 3 {
-			seq := r.Enter(Entry{Func: r.FuncID("main.f", Pos{}), Index: i + 1, Parent: -1, CallSite: r.PosID(Pos{}), EntrySeq: uint64(i + 1)})
+			seq := r.Enter(&Entry{Func: r.FuncID("main.f", Pos{}), Index: i + 1, Parent: -1, CallSite: r.PosID(Pos{}), EntrySeq: uint64(i + 1)})
 			first := r.Values()
 			for j, v := range want {
 				name, typ := r.Intern(v.Name), r.Intern(v.Type)
