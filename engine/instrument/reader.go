@@ -597,43 +597,30 @@ func (d *decoder) values(b []byte, i int) ([]Value, int, error) {
 		return nil, i, nil
 	}
 	d.nvals += n
-	if !d.skip && len(d.slab)+n > cap(d.slab) {
+	if len(d.slab)+n > cap(d.slab) {
 		d.slab = make([]Value, 0, max(64, n))
 	}
+	// Decoded past the slab's length, which takes them in only when they
+	// are kept.
 	start := len(d.slab)
+	vs := d.slab[start : start+n]
 	keep := !d.skip
-	for ; n > 0 && i < len(b); n-- {
+	for k := range vs {
+		if i >= len(b) {
+			return nil, len(b) + 1, errShort
+		}
 		desc := b[i]
-		for desc == 0 {
-			// A type's record.
-			var tid uint64
-			var name, kind string
-			tid, i = uv(b, i+1)
-			name, _, i = d.str(b, i, true)
-			kind, _, i = d.str(b, i, true)
-			if tid >= maxTypes {
-				return nil, i, fmt.Errorf("type number %d out of range", tid)
+		if desc == 0 {
+			var err error
+			if desc, i, err = d.typ(b, i); err != nil {
+				return nil, i, err
 			}
-			if i >= len(b) {
-				return nil, i, errShort
-			}
-			if n := int(tid) + 1; n > len(*d.types) {
-				*d.types = append(*d.types, make([]Type, n-len(*d.types))...)
-			}
-			(*d.types)[tid] = Type{Name: name, Kind: kind}
-			desc = b[i]
 		}
-		var skipped Value
-		v := &skipped
-		if keep {
-			d.slab = append(d.slab, Value{})
-			v = &d.slab[len(d.slab)-1]
-		}
-		v.Tag = desc & 15
 		var x uint64
 		x, i = fld(b, i+1, desc>>4)
-		// A number past any type's is a damaged one: it names none.
-		v.TypeID = uint32(min(x, maxTypes))
+		v := &vs[k]
+		// A type number past any type's is a damaged one: it names none.
+		*v = Value{Tag: desc & 15, TypeID: uint32(min(x, maxTypes))}
 		switch v.Tag {
 		case TagInt:
 			x, i = fld(b, i, desc>>6)
@@ -671,13 +658,36 @@ func (d *decoder) values(b []byte, i int) ([]Value, int, error) {
 			return nil, i, fmt.Errorf("unknown value tag %d", v.Tag)
 		}
 	}
-	if n > 0 {
-		return nil, len(b) + 1, errShort
-	}
 	if !keep {
 		return nil, i, nil
 	}
-	return d.slab[start:len(d.slab):len(d.slab)], i, nil
+	d.slab = d.slab[:start+n]
+	return vs[:n:n], i, nil
+}
+
+// typ reads the type records at i, before a value, and returns the
+// value's first byte and index.
+func (d *decoder) typ(b []byte, i int) (byte, int, error) {
+	desc := byte(0)
+	for desc == 0 {
+		var tid uint64
+		var name, kind string
+		tid, i = uv(b, i+1)
+		name, _, i = d.str(b, i, true)
+		kind, _, i = d.str(b, i, true)
+		if tid >= maxTypes {
+			return 0, i, fmt.Errorf("type number %d out of range", tid)
+		}
+		if i >= len(b) {
+			return 0, i, errShort
+		}
+		if n := int(tid) + 1; n > len(*d.types) {
+			*d.types = append(*d.types, make([]Type, n-len(*d.types))...)
+		}
+		(*d.types)[tid] = Type{Name: name, Kind: kind}
+		desc = b[i]
+	}
+	return desc, i, nil
 }
 
 // String renders a value's payload for messages.
