@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"math/bits"
 	"os"
 	"sort"
@@ -314,22 +315,34 @@ func (f *File) Each(fn func(*Record) error) error {
 	}
 	for len(h) > 0 {
 		c := h[0]
-		if err := fn(&c.rec); err != nil {
-			return err
+		// The chunk's records come first up to the first record of the
+		// others (the usual case: a goroutine's records follow one
+		// another).
+		until := uint64(math.MaxUint64)
+		if len(h) > 1 {
+			until = h[1].rec.Seq
 		}
-		r, err := c.next()
-		if err != nil {
-			return err
+		if len(h) > 2 {
+			until = min(until, h[2].rec.Seq)
 		}
-		switch {
-		case r == nil:
-			h[0] = h[len(h)-1]
-			h = h[:len(h)-1]
-			h.down(0)
-		case len(h) > 1 && h[1].rec.Seq < r.Seq, len(h) > 2 && h[2].rec.Seq < r.Seq:
-			h.down(0)
-			// Else the chunk's next record still comes first (the usual
-			// case: a goroutine's records follow one another).
+		for {
+			if err := fn(&c.rec); err != nil {
+				return err
+			}
+			r, err := c.next()
+			if err != nil {
+				return err
+			}
+			if r == nil {
+				h[0] = h[len(h)-1]
+				h = h[:len(h)-1]
+				h.down(0)
+				break
+			}
+			if r.Seq > until {
+				h.down(0)
+				break
+			}
 		}
 	}
 	return nil
