@@ -500,12 +500,18 @@ func (b *builder) enter(r *instrument.Record) {
 // names returns by site names interned in the recording (cached in c).
 func (b *builder) names(c [][]trace.Str, site int, names []string) []trace.Str {
 	if c[site] == nil && len(names) > 0 {
-		c[site] = make([]trace.Str, len(names))
-		for i, n := range names {
-			c[site][i] = b.rec.Intern(n)
-		}
+		b.intern(c, site, names)
 	}
 	return c[site]
+}
+
+// intern fills c[site] with names, interned: apart from names, which is
+// called per record and inlined.
+func (b *builder) intern(c [][]trace.Str, site int, names []string) {
+	c[site] = make([]trace.Str, len(names))
+	for i, n := range names {
+		c[site][i] = b.rec.Intern(n)
+	}
 }
 
 // spawned links the first frame of a goroutine to the frame that created
@@ -629,21 +635,25 @@ type itype struct {
 	nilText, nonNil, other string
 }
 
-// typ returns the rendering of v's type, made once per type.
-func (b *builder) typ(v *instrument.Value) *itype {
-	id := v.TypeID
+// typ returns the rendering of type id, made once per type.
+func (b *builder) typ(id uint32) *itype {
+	if int(id) < len(b.types) && b.types[id].ok {
+		return &b.types[id]
+	}
+	return b.addType(id)
+}
+
+// addType makes the rendering of type id.
+func (b *builder) addType(id uint32) *itype {
+	if id >= 1<<20 {
+		t := b.newType(b.file.Type(id))
+		return &t
+	}
 	if id >= uint32(len(b.types)) {
-		if id >= 1<<20 {
-			t := b.newType(b.file.Type(id))
-			return &t
-		}
 		b.types = append(b.types, make([]itype, int(id)+1-len(b.types))...)
 	}
-	t := &b.types[id]
-	if !t.ok {
-		*t = b.newType(b.file.Type(id))
-	}
-	return t
+	b.types[id] = b.newType(b.file.Type(id))
+	return &b.types[id]
 }
 
 func (b *builder) newType(it instrument.Type) itype {
@@ -664,7 +674,7 @@ func (b *builder) newType(it instrument.Type) itype {
 func (b *builder) values(vs []instrument.Value, names []trace.Str) {
 	for i := range vs {
 		v := &vs[i]
-		t := b.typ(v)
+		t := b.typ(v.TypeID)
 		var name trace.Str
 		if i < len(names) {
 			name = names[i]
