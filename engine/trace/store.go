@@ -735,37 +735,72 @@ func (r *Recording) Keep(keep []bool) {
 		}
 	}
 	old := r.store
+	// The frames before the first dropped one (the first MaxFrames) keep
+	// their Seqs, and the values before any of a later frame their places:
+	// both are copied as they are.
+	prefix := 0
+	for prefix < len(keep) && keep[prefix] {
+		prefix++
+	}
+	before := uint32(len(old.vals))
+	for i := prefix; i < len(old.rows); i++ {
+		if w := &old.rows[i]; w.nargs > 0 {
+			before = min(before, w.args)
+		}
+		if w := &old.rows[i]; w.nres > 0 {
+			before = min(before, w.results)
+		}
+	}
 	r.rows = make([]row, 0, n)
 	r.vals = make([]vrow, 0, len(old.vals)*n/max(1, len(old.rows)))
 	// On the heap from now on (a spilled recording's mapping stays until
 	// the recording is collected).
 	r.text, r.spare, r.kids, r.lens, r.mapped = nil, nil, nil, nil, false
 	r.deep, r.panics, r.spawnSeq, r.callers = nil, nil, nil, nil
+	// fix points value k, copied from old's value j, at what it has
+	// outside the row.
+	fix := func(k, j uint32) {
+		v := &r.vals[k]
+		if v.flags&valBits == 0 {
+			v.text = r.appendText(old.textOf(v))
+		}
+		if v.lens > 0 {
+			v.lens = r.lenCap(old.lens[v.lens-1][0], old.lens[v.lens-1][1])
+		}
+		if v.flags&valDeep != 0 {
+			if r.deep == nil {
+				r.deep = map[uint32]*deepValue{}
+			}
+			r.deep[k] = old.deep[j]
+		}
+	}
+	r.vals = append(r.vals, old.vals[:before]...)
+	for k := range before {
+		if r.vals[k].flags != valBits {
+			fix(k, k)
+		}
+	}
 	copyVals := func(first uint32, k uint16) uint32 {
+		if first+uint32(k) <= before {
+			return first
+		}
 		start := uint32(len(r.vals))
+		r.vals = append(r.vals, old.vals[first:first+uint32(k)]...)
 		for j := range uint32(k) {
-			v := old.vals[first+j]
-			if v.flags&valBits == 0 {
-				v.text = r.appendText(old.textOf(&v))
-			}
-			if v.lens > 0 {
-				v.lens = r.lenCap(old.lens[v.lens-1][0], old.lens[v.lens-1][1])
-			}
-			if v.flags&valDeep != 0 {
-				if r.deep == nil {
-					r.deep = map[uint32]*deepValue{}
-				}
-				r.deep[uint32(len(r.vals))] = old.deep[first+j]
-			}
-			r.vals = append(r.vals, v)
+			fix(start+j, first+j)
 		}
 		return start
 	}
-	for i, w := range old.rows {
+	r.rows = append(r.rows, old.rows[:prefix]...)
+	for i := range old.rows {
 		if !keep[i] {
 			continue
 		}
-		seq := int32(len(r.rows))
+		if i >= prefix {
+			r.rows = append(r.rows, old.rows[i])
+		}
+		seq := to[i]
+		w := &r.rows[seq]
 		if w.parent >= 0 {
 			w.parent = to[w.parent]
 		}
@@ -777,21 +812,26 @@ func (r *Recording) Keep(keep []bool) {
 			p := &old.rows[old.rows[i].parent]
 			r.callers[seq] = FID{Func: old.funcs[p.fn].name, Index: int(p.index)}
 		}
-		if c, ok := old.callers[int32(i)]; ok {
+		w.args = copyVals(w.args, w.nargs)
+		w.results = copyVals(w.results, w.nres)
+	}
+	for i, c := range old.callers {
+		if seq := to[i]; seq >= 0 {
 			if r.callers == nil {
 				r.callers = map[int32]FID{}
 			}
 			r.callers[seq] = c
 		}
-		w.args = copyVals(w.args, w.nargs)
-		w.results = copyVals(w.results, w.nres)
-		if s, ok := old.panics[int32(i)]; ok {
+	}
+	for i, s := range old.panics {
+		if seq := to[i]; seq >= 0 {
 			r.SetPanic(int(seq), s)
 		}
-		if s, ok := old.spawnSeq[int32(i)]; ok {
+	}
+	for i, s := range old.spawnSeq {
+		if seq := to[i]; seq >= 0 {
 			r.setSpawnSeq(int(seq), uint64(s))
 		}
-		r.rows = append(r.rows, w)
 	}
 	r.indexed = false
 }

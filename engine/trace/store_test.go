@@ -111,6 +111,12 @@ func TestStoreKeep(t *testing.T) {
 	}
 	frames = append(frames, &Frame{FID: FID{"main.g", 1}, Caller: FID{"main.f", 4}, EntrySeq: 9, Exit: Panicked, Panic: "boom",
 		Spawn: true, SpawnSeq: 8})
+	// Values with a length and children, before and after the first
+	// dropped frame's.
+	deep := Value{Name: "s", Type: "[]int", Kind: KindSlice, Text: "[]int len: 1, cap: 2", Len: 1, Cap: 2,
+		Children: []Value{{Name: "[0]", Type: "int", Kind: KindInt, Text: "7"}}}
+	frames[1].Results = []Value{deep}
+	frames[5].Results = []Value{deep}
 	r := NewRecording(frames...)
 	r.Keep([]bool{true, true, false, false, false, true, true})
 	r.Index()
@@ -122,8 +128,11 @@ func TestStoreKeep(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("kept %v, want %v", got, want)
 	}
-	if f := r.At(2); f.Args[0].Text != "5" || f.Parent != 0 {
-		t.Errorf("main.f#5 after Keep: args %+v parent %d", f.Args, f.Parent)
+	if f := r.At(2); f.Args[0].Text != "5" || f.Parent != 0 || !reflect.DeepEqual(f.Results, []Value{deep}) {
+		t.Errorf("main.f#5 after Keep: args %+v results %+v parent %d", f.Args, f.Results, f.Parent)
+	}
+	if f := r.At(1); f.Args[0].Text != "1" || !reflect.DeepEqual(f.Results, []Value{deep}) {
+		t.Errorf("main.f#1 after Keep: args %+v results %+v", f.Args, f.Results)
 	}
 	if g := r.At(3); g.Parent != -1 || g.Panic != "boom" || g.SpawnSeq != 8 || !g.Spawn {
 		t.Errorf("main.g#1 after Keep: %+v", g)
