@@ -631,8 +631,8 @@ type itype struct {
 	kind  trace.Kind
 	short string
 	// texts of a nil value, a non-nil one (pointer, func, interface) and
-	// a composite one without length.
-	nilText, nonNil, other string
+	// a composite one without length, interned.
+	nilText, nonNil, other trace.Str
 }
 
 // typ returns the rendering of type id, made once per type.
@@ -658,14 +658,15 @@ func (b *builder) addType(id uint32) *itype {
 
 func (b *builder) newType(it instrument.Type) itype {
 	short := shortType(it.Name)
-	t := itype{ok: true, name: b.rec.Intern(it.Name), kind: kindOf(it.Kind), short: short, nilText: "nil", other: short + "{…}"}
+	t := itype{ok: true, name: b.rec.Intern(it.Name), kind: kindOf(it.Kind), short: short,
+		nilText: b.rec.Intern("nil"), other: b.rec.Intern(short + "{…}")}
 	switch t.kind {
 	case trace.KindPointer:
-		t.nonNil = "&" + strings.TrimPrefix(short, "*") + "{…}"
+		t.nonNil = b.rec.Intern("&" + strings.TrimPrefix(short, "*") + "{…}")
 	case trace.KindFunc:
-		t.nonNil = short
+		t.nonNil = b.rec.Intern(short)
 	default:
-		t.nonNil = short + "(…)"
+		t.nonNil = b.rec.Intern(short + "(…)")
 	}
 	return t
 }
@@ -690,6 +691,16 @@ func (b *builder) values(vs []instrument.Value, names []trace.Str) {
 		case instrument.TagTrue, instrument.TagFalse:
 			b.rec.AppendBool(name, t.name, v.Tag == instrument.TagTrue)
 			continue
+		// Values shown by their type only: its texts, interned.
+		case instrument.TagNil:
+			b.rec.AppendInterned(name, t.name, t.kind, t.nilText, v.Len, v.Cap, true, false)
+			continue
+		case instrument.TagNonNil:
+			b.rec.AppendInterned(name, t.name, t.kind, t.nonNil, v.Len, v.Cap, false, true)
+			continue
+		case instrument.TagOther:
+			b.rec.AppendInterned(name, t.name, t.kind, t.other, v.Len, v.Cap, false, true)
+			continue
 		}
 		text := b.text[:0]
 		var kind trace.Kind
@@ -711,31 +722,21 @@ func (b *builder) values(vs []instrument.Value, names []trace.Str) {
 				text = strconv.AppendInt(text, more, 10)
 				text = append(text, " more"...)
 			}
-		default:
+		case instrument.TagLen:
 			kind = t.kind
 			n, c = v.Len, v.Cap
 			cut = true
-			switch v.Tag {
-			case instrument.TagNil:
-				isNil, cut = true, false
-				text = append(text, t.nilText...)
-			case instrument.TagLen:
-				text = append(text, t.short...)
-				if kind == trace.KindChan {
-					text = append(text, " (len "...)
-					text = strconv.AppendInt(text, v.Len, 10)
-					text = append(text, ", cap "...)
-					text = strconv.AppendInt(text, v.Cap, 10)
-				} else {
-					text = append(text, "{…} (len "...)
-					text = strconv.AppendInt(text, v.Len, 10)
-				}
-				text = append(text, ')')
-			case instrument.TagNonNil:
-				text = append(text, t.nonNil...)
-			default:
-				text = append(text, t.other...)
+			text = append(text, t.short...)
+			if kind == trace.KindChan {
+				text = append(text, " (len "...)
+				text = strconv.AppendInt(text, v.Len, 10)
+				text = append(text, ", cap "...)
+				text = strconv.AppendInt(text, v.Cap, 10)
+			} else {
+				text = append(text, "{…} (len "...)
+				text = strconv.AppendInt(text, v.Len, 10)
 			}
+			text = append(text, ')')
 		}
 		b.rec.AppendValue(name, t.name, kind, text, n, c, isNil, cut)
 		b.text = text

@@ -77,9 +77,9 @@ type fnInfo struct {
 // vrow is one recorded value in the store.
 type vrow struct {
 	name, typ  uint32 // r.strs
-	text, size uint32 // the text: see textOf (valBits: the value)
+	text, size uint32 // the text: see textOf (valBits: the value; valStr: an interned string)
 	kind       uint8
-	flags      uint8 // valNil, valCut, valDeep, valBits
+	flags      uint8 // valNil, valCut, valDeep, valBits, valStr
 	// lens is where the value's length and capacity are in r.lens, plus
 	// one; 0 when both are 0 (most values: numbers, booleans).
 	lens uint32
@@ -93,6 +93,8 @@ const (
 	// valBits: the value is an integer or a boolean whose bits are in
 	// text (low half) and size (high half); its text is made when read.
 	valBits
+	// valStr: the value's text is r.strs[text] (see AppendInterned).
+	valStr
 )
 
 var valueKinds = [...]Kind{"", KindBool, KindInt, KindUint, KindFloat, KindComplex, KindString,
@@ -441,6 +443,20 @@ func (r *Recording) appendBits(name, typ Str, kind uint8, x uint64) {
 		kind: kind, flags: valBits})
 }
 
+// AppendInterned is AppendValue for a value whose text is the interned
+// string text: values that render alike (nil, a pointer or a struct
+// without their contents) share it.
+func (r *Recording) AppendInterned(name, typ Str, k Kind, text Str, n, c int64, isNil, cut bool) {
+	v := vrow{name: uint32(name), typ: uint32(typ), text: uint32(text), kind: kindCode(k), flags: valStr, lens: r.lenCap(n, c)}
+	if isNil {
+		v.flags |= valNil
+	}
+	if cut {
+		v.flags |= valCut
+	}
+	r.vals = append(r.vals, v)
+}
+
 func (r *Recording) appendValues(vs []Value) (uint32, uint16) {
 	first := uint32(len(r.vals))
 	for i := range vs {
@@ -498,6 +514,9 @@ func (r *store) appendText(b []byte) uint32 {
 
 // valueText is the text of value w.
 func (r *store) valueText(w *vrow) string {
+	if w.flags&valStr != 0 {
+		return r.strs[w.text]
+	}
 	if w.flags&valBits == 0 {
 		return string(r.textOf(w))
 	}
@@ -511,7 +530,8 @@ func (r *store) valueText(w *vrow) string {
 	return strconv.FormatBool(bits != 0)
 }
 
-// textOf is the text of value w, kept in r.text (without valBits).
+// textOf is the text of value w, kept in r.text (without valBits or
+// valStr).
 func (r *store) textOf(w *vrow) []byte {
 	b := r.text[w.text>>textBits]
 	off := w.text & (textBlock - 1)
@@ -761,7 +781,7 @@ func (r *Recording) Keep(keep []bool) {
 	// outside the row.
 	fix := func(k, j uint32) {
 		v := &r.vals[k]
-		if v.flags&valBits == 0 {
+		if v.flags&(valBits|valStr) == 0 {
 			v.text = r.appendText(old.textOf(v))
 		}
 		if v.lens > 0 {

@@ -224,9 +224,10 @@ func TestStoreCodes(t *testing.T) {
 	}
 }
 
-// TestStoreScalars adds integers and booleans by their bits, as the
-// instrumenting recorder does: they read back as the values with their
-// text would, after Keep and in a spilled recording too.
+// TestStoreScalars adds integers and booleans by their bits and values
+// with interned text, as the instrumenting recorder does: they read back
+// as the values with their text would, after Keep and in a spilled
+// recording too.
 func TestStoreScalars(t *testing.T) {
 	want := []Value{
 		{Name: "n", Type: "int", Kind: KindInt, Text: "-9223372036854775808"},
@@ -235,8 +236,10 @@ func TestStoreScalars(t *testing.T) {
 		{Name: "c", Type: "bool", Kind: KindBool, Text: "false"},
 		{Name: "s", Type: "string", Kind: KindString, Text: `"x"`, Len: 1},
 		{Name: "k", Type: "main.Kind", Kind: KindInt, Text: "7"},
+		{Name: "p", Type: "*main.T", Kind: KindPointer, Text: "&main.T{…}", Cut: true},
+		{Name: "err", Type: "error", Kind: KindInterface, Text: "nil", Nil: true},
 	}
-	bits := []uint64{1 << 63, 1<<64 - 1, 1, 0, 0, 7} // by want
+	bits := []uint64{1 << 63, 1<<64 - 1, 1, 0, 0, 7, 0, 0} // by want
 	build := func(r *Recording) {
 		for i := range 3 {
 			seq := r.Enter(&Entry{Func: r.FuncID("main.f", Pos{}), Index: i + 1, Parent: -1, CallSite: r.PosID(Pos{}), EntrySeq: uint64(i + 1)})
@@ -250,6 +253,8 @@ func TestStoreScalars(t *testing.T) {
 					r.AppendUint(name, typ, bits[j])
 				case KindBool:
 					r.AppendBool(name, typ, bits[j] != 0)
+				case KindPointer, KindInterface:
+					r.AppendInterned(name, typ, v.Kind, r.Intern(v.Text), v.Len, v.Cap, v.Nil, v.Cut)
 				default:
 					r.AppendValue(name, typ, v.Kind, []byte(v.Text), v.Len, v.Cap, false, false)
 				}
@@ -259,7 +264,7 @@ func TestStoreScalars(t *testing.T) {
 		r.Index()
 	}
 	heap, spilled := &Recording{}, &Recording{}
-	if err := spilled.Spill(filepath.Join(t.TempDir(), "index"), 3, 18, 64); err != nil {
+	if err := spilled.Spill(filepath.Join(t.TempDir(), "index"), 3, 24, 64); err != nil {
 		t.Fatal(err)
 	}
 	build(heap)
