@@ -258,6 +258,12 @@ type builder struct {
 	// goroutine; spawnAt the spawn that record made.
 	spawnOf map[int64]uint64
 	spawnAt map[uint64]ispawn
+	// siteIDs caches callPosID's ids by PC, direct-mapped: a map lookup
+	// per frame costs more than the rest of its entry.
+	siteIDs [256]struct {
+		pc uint64
+		id uint32
+	}
 }
 
 // matchSpawns pairs the goroutines with the go statements that created
@@ -419,6 +425,16 @@ func (b *builder) callPosID(pc uint64) posID {
 	return p
 }
 
+// callSiteID is callPosID(pc).id, cached in b.siteIDs (whose zero
+// entries are right for pc 0).
+func (b *builder) callSiteID(pc uint64) uint32 {
+	c := &b.siteIDs[(pc*0x9e3779b97f4a7c15)>>56]
+	if c.pc != pc {
+		c.pc, c.id = pc, b.callPosID(pc).id
+	}
+	return c.id
+}
+
 func (b *builder) next() uint64 {
 	b.seq++
 	return b.seq
@@ -434,7 +450,7 @@ func (b *builder) event(r *instrument.Record) {
 		if len(st) == 0 {
 			return
 		}
-		b.spawnAt[r.Seq] = ispawn{by: st[len(st)-1].frame, seq: b.next(), site: b.callPosID(r.PC).id}
+		b.spawnAt[r.Seq] = ispawn{by: st[len(st)-1].frame, seq: b.next(), site: b.callSiteID(r.PC)}
 	case instrument.RecEnter:
 		b.enter(r)
 	case instrument.RecExit:
@@ -466,7 +482,7 @@ func (b *builder) enter(r *instrument.Record) {
 		top := stack[len(stack)-1]
 		e.Parent = top.frame
 		if r.CallerOff == top.off {
-			e.CallSite = b.callPosID(r.CallerPC).id
+			e.CallSite = b.callSiteID(r.CallerPC)
 		} else {
 			// Library code or the runtime called this frame for the
 			// innermost open one: a deferred call run by a panic belongs
@@ -477,7 +493,7 @@ func (b *builder) enter(r *instrument.Record) {
 					e.Indirect = false
 				}
 				if l.Off == top.off {
-					e.CallSite = b.callPosID(l.PC).id
+					e.CallSite = b.callSiteID(l.PC)
 					break
 				}
 			}
