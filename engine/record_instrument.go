@@ -169,7 +169,17 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 	if err := t.Each(func(r *instrument.Record) error { b.event(r); return nil }); err != nil {
 		return nil, err
 	}
+	// The records are all read: unmapping and removing the file frees its
+	// pages, which takes milliseconds for a large run, done while the
+	// index is finished (the deferred calls find nothing left to do).
+	released := make(chan struct{})
+	go func() {
+		t.Close()
+		os.Remove(traceFile)
+		close(released)
+	}()
 	b.finish(status, ctx.Err(), opts.Timeout, stdout.String(), stderr.String(), t.Stopped)
+	<-released
 	return b.rec, nil
 }
 
