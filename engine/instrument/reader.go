@@ -411,24 +411,24 @@ var errShort = errors.New("truncated record")
 // number the runtime wrote is followed by at least 8 bytes of its chunk
 // (see padded). An index past the end says that the record is truncated.
 func uv(b []byte, i int) (uint64, int) {
-	if uint(i)+9 > uint(len(b)) {
+	if i < 0 || i > len(b)-9 {
 		return 0, len(b) + 1
 	}
-	w := binary.LittleEndian.Uint64(b[i:])
+	w := binary.LittleEndian.Uint64(b[i : i+8])
 	if w&0xff != 0 {
 		n := bits.TrailingZeros64(w) + 1
 		return w << (64 - 8*n) >> (64 - 7*n), i + n
 	}
-	return binary.LittleEndian.Uint64(b[i+1:]), i + 9
+	return binary.LittleEndian.Uint64(b[i+1 : i+9]), i + 9
 }
 
 // fld reads a grouped number of size code c: 1, 2, 4 or 8 bytes.
 func fld(b []byte, i int, c byte) (uint64, int) {
-	if uint(i)+8 > uint(len(b)) {
+	if i < 0 || i > len(b)-8 {
 		return 0, len(b) + 1
 	}
 	sh := 64 - 8<<(c&3)
-	return binary.LittleEndian.Uint64(b[i:]) << sh >> sh, i + 1<<(c&3)
+	return binary.LittleEndian.Uint64(b[i:i+8]) << sh >> sh, i + 1<<(c&3)
 }
 
 // small reads a one-byte varint (a count).
