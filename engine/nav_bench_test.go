@@ -49,7 +49,7 @@ func (s *synth) enter(fn string, caller *sframe, g int64, n int) *sframe {
 		e.Parent = caller.seq
 		e.CallSite = s.rec.PosID(trace.Pos{File: "/src/app/main.go", Line: caller.decl + 2})
 	}
-	f := &sframe{seq: s.rec.Enter(e), decl: decl, Goroutine: g}
+	f := &sframe{seq: s.rec.Enter(&e), decl: decl, Goroutine: g}
 	first := s.rec.Values()
 	s.rec.AppendValue(s.n, s.int, trace.KindInt, strconv.AppendInt(nil, int64(n), 10), 0, 0, false, false)
 	s.rec.AttachValues(f.seq, first, false)
@@ -113,7 +113,7 @@ func syntheticRecording(frames int) *trace.Recording {
 	ws := make([]*sframe, workers)
 	for w := range ws {
 		s.counts["main.worker"]++
-		seq := s.rec.Enter(trace.Entry{
+		seq := s.rec.Enter(&trace.Entry{
 			Func: s.rec.FuncID("main.worker", trace.Pos{File: "/src/app/main.go", Line: 21}), Index: w + 1,
 			Parent: main.seq, Goroutine: int64(w + 2), EntrySeq: s.next(), Spawn: true, SpawnSeq: s.seq,
 			CallSite: s.rec.PosID(trace.Pos{File: "/src/app/main.go", Line: main.decl + 2}),

@@ -157,7 +157,7 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 		return nil, fmt.Errorf("reading the instrumented binary's symbols: %w", sy.err)
 	}
 	b := &builder{
-		bi: sy.t, sites: in.sites, lim: lim,
+		bi: sy.t, file: t, sites: in.sites, lim: lim,
 		rec:      &trace.Recording{},
 		counts:   map[string]*int{},
 		stacks:   map[int64]*gstack{},
@@ -180,7 +180,17 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 	if err := t.Each(func(r *instrument.Record) error { b.event(r); return nil }); err != nil {
 		return nil, err
 	}
+	// The records are all read: unmapping and closing the file frees its
+	// pages, which takes milliseconds for a large run, done while the
+	// index is finished (the deferred calls find nothing left to do).
+	released := make(chan struct{})
+	go func() {
+		t.Close()
+		records.Close()
+		close(released)
+	}()
 	b.finish(status, ctx.Err(), opts.Timeout, stdout.String(), stderr.String(), t.Stopped)
+	<-released
 	if opts.Times != nil {
 		*opts.Times = RecordTimes{Run: ended.Sub(start), Index: time.Since(ended)}
 	}
@@ -282,6 +292,7 @@ func lessGC() func() {
 // does from its breakpoints (see recorder.go).
 type builder struct {
 	bi    *gosym.Table
+	file  *instrument.File // names the values' types
 	sites []instrument.Site
 	lim   Limits
 	// rec gets every frame, kept or not (see limit), as it enters.
@@ -312,6 +323,12 @@ type builder struct {
 	// goroutine; spawnAt the spawn that record made.
 	spawnOf map[int64]uint64
 	spawnAt map[uint64]ispawn
+	// siteIDs caches callPosID's ids by PC, direct-mapped: a map lookup
+	// per frame costs more than the rest of its entry.
+	siteIDs [256]struct {
+		pc uint64
+		id uint32
+	}
 }
 
 // matchSpawns pairs the goroutines with the go statements that created
@@ -473,6 +490,16 @@ func (b *builder) callPosID(pc uint64) posID {
 	return p
 }
 
+// callSiteID is callPosID(pc).id, cached in b.siteIDs (whose zero
+// entries are right for pc 0).
+func (b *builder) callSiteID(pc uint64) uint32 {
+	c := &b.siteIDs[(pc*0x9e3779b97f4a7c15)>>56]
+	if c.pc != pc {
+		c.pc, c.id = pc, b.callPosID(pc).id
+	}
+	return c.id
+}
+
 func (b *builder) next() uint64 {
 	b.seq++
 	return b.seq
@@ -488,7 +515,7 @@ func (b *builder) event(r *instrument.Record) {
 		if len(st) == 0 {
 			return
 		}
-		b.spawnAt[r.Seq] = ispawn{by: st[len(st)-1].frame, seq: b.next(), site: b.callPosID(r.PC).id}
+		b.spawnAt[r.Seq] = ispawn{by: st[len(st)-1].frame, seq: b.next(), site: b.callSiteID(r.PC)}
 	case instrument.RecEnter:
 		b.enter(r)
 	case instrument.RecExit:
@@ -520,7 +547,7 @@ func (b *builder) enter(r *instrument.Record) {
 		top := stack[len(stack)-1]
 		e.Parent = top.frame
 		if r.CallerOff == top.off {
-			e.CallSite = b.callPosID(r.CallerPC).id
+			e.CallSite = b.callSiteID(r.CallerPC)
 		} else {
 			// Library code or the runtime called this frame for the
 			// innermost open one: a deferred call run by a panic belongs
@@ -531,7 +558,7 @@ func (b *builder) enter(r *instrument.Record) {
 					e.Indirect = false
 				}
 				if l.Off == top.off {
-					e.CallSite = b.callPosID(l.PC).id
+					e.CallSite = b.callSiteID(l.PC)
 					break
 				}
 			}
@@ -540,7 +567,7 @@ func (b *builder) enter(r *instrument.Record) {
 		delete(b.ginfo, r.Goid)
 		b.spawned(&e, gi)
 	}
-	seq := b.rec.Enter(e)
+	seq := b.rec.Enter(&e)
 	if site := r.Site; site >= 0 && site < len(b.sites) {
 		if len(r.Values) > 0 {
 			first := b.rec.Values()
@@ -554,12 +581,18 @@ func (b *builder) enter(r *instrument.Record) {
 // names returns by site names interned in the recording (cached in c).
 func (b *builder) names(c [][]trace.Str, site int, names []string) []trace.Str {
 	if c[site] == nil && len(names) > 0 {
-		c[site] = make([]trace.Str, len(names))
-		for i, n := range names {
-			c[site][i] = b.rec.Intern(n)
-		}
+		b.intern(c, site, names)
 	}
 	return c[site]
+}
+
+// intern fills c[site] with names, interned: apart from names, which is
+// called per record and inlined.
+func (b *builder) intern(c [][]trace.Str, site int, names []string) {
+	c[site] = make([]trace.Str, len(names))
+	for i, n := range names {
+		c[site][i] = b.rec.Intern(n)
+	}
 }
 
 // spawned links the first frame of a goroutine to the frame that created
@@ -679,37 +712,42 @@ type itype struct {
 	kind  trace.Kind
 	short string
 	// texts of a nil value, a non-nil one (pointer, func, interface) and
-	// a composite one without length.
-	nilText, nonNil, other string
+	// a composite one without length, interned.
+	nilText, nonNil, other trace.Str
 }
 
-// typ returns the rendering of v's type, made once per type.
-func (b *builder) typ(v *instrument.Value) *itype {
-	id := v.TypeID
-	if id >= uint64(len(b.types)) {
-		if id >= 1<<20 {
-			t := b.newType(v.Type)
-			return &t
-		}
+// typ returns the rendering of type id, made once per type.
+func (b *builder) typ(id uint32) *itype {
+	if int(id) < len(b.types) && b.types[id].ok {
+		return &b.types[id]
+	}
+	return b.addType(id)
+}
+
+// addType makes the rendering of type id.
+func (b *builder) addType(id uint32) *itype {
+	if id >= 1<<20 {
+		t := b.newType(b.file.Type(id))
+		return &t
+	}
+	if id >= uint32(len(b.types)) {
 		b.types = append(b.types, make([]itype, int(id)+1-len(b.types))...)
 	}
-	t := &b.types[id]
-	if !t.ok {
-		*t = b.newType(v.Type)
-	}
-	return t
+	b.types[id] = b.newType(b.file.Type(id))
+	return &b.types[id]
 }
 
 func (b *builder) newType(it instrument.Type) itype {
 	short := shortType(it.Name)
-	t := itype{ok: true, name: b.rec.Intern(it.Name), kind: kindOf(it.Kind), short: short, nilText: "nil", other: short + "{…}"}
+	t := itype{ok: true, name: b.rec.Intern(it.Name), kind: kindOf(it.Kind), short: short,
+		nilText: b.rec.Intern("nil"), other: b.rec.Intern(short + "{…}")}
 	switch t.kind {
 	case trace.KindPointer:
-		t.nonNil = "&" + strings.TrimPrefix(short, "*") + "{…}"
+		t.nonNil = b.rec.Intern("&" + strings.TrimPrefix(short, "*") + "{…}")
 	case trace.KindFunc:
-		t.nonNil = short
+		t.nonNil = b.rec.Intern(short)
 	default:
-		t.nonNil = short + "(…)"
+		t.nonNil = b.rec.Intern(short + "(…)")
 	}
 	return t
 }
@@ -718,34 +756,44 @@ func (b *builder) newType(it instrument.Type) itype {
 func (b *builder) values(vs []instrument.Value, names []trace.Str) {
 	for i := range vs {
 		v := &vs[i]
-		t := b.typ(v)
+		t := b.typ(v.TypeID)
 		var name trace.Str
 		if i < len(names) {
 			name = names[i]
+		}
+		// Numbers and booleans: their text is made when it is read.
+		switch v.Tag {
+		case instrument.TagInt:
+			b.rec.AppendInt(name, t.name, v.Int)
+			continue
+		case instrument.TagUint:
+			b.rec.AppendUint(name, t.name, v.Uint)
+			continue
+		case instrument.TagTrue, instrument.TagFalse:
+			b.rec.AppendBool(name, t.name, v.Tag == instrument.TagTrue)
+			continue
+		// Values shown by their type only: its texts, interned.
+		case instrument.TagNil:
+			b.rec.AppendInterned(name, t.name, t.kind, t.nilText, v.Len, v.Cap, true, false)
+			continue
+		case instrument.TagNonNil:
+			b.rec.AppendInterned(name, t.name, t.kind, t.nonNil, v.Len, v.Cap, false, true)
+			continue
+		case instrument.TagOther:
+			b.rec.AppendInterned(name, t.name, t.kind, t.other, v.Len, v.Cap, false, true)
+			continue
 		}
 		text := b.text[:0]
 		var kind trace.Kind
 		var n, c int64
 		isNil, cut := false, false
 		switch v.Tag {
-		case instrument.TagInt:
-			kind = trace.KindInt
-			text = strconv.AppendInt(text, v.Int, 10)
-		case instrument.TagUint:
-			kind = trace.KindUint
-			text = strconv.AppendUint(text, v.Uint, 10)
 		case instrument.TagFloat:
 			kind = trace.KindFloat
 			text = append(text, v.Text...)
 		case instrument.TagComplex:
 			kind = trace.KindComplex
 			text = append(text, v.Text...)
-		case instrument.TagTrue:
-			kind = trace.KindBool
-			text = append(text, "true"...)
-		case instrument.TagFalse:
-			kind = trace.KindBool
-			text = append(text, "false"...)
 		case instrument.TagString:
 			kind, n = trace.KindString, v.Len
 			text = strconv.AppendQuote(text, v.Text)
@@ -755,31 +803,21 @@ func (b *builder) values(vs []instrument.Value, names []trace.Str) {
 				text = strconv.AppendInt(text, more, 10)
 				text = append(text, " more"...)
 			}
-		default:
+		case instrument.TagLen:
 			kind = t.kind
 			n, c = v.Len, v.Cap
 			cut = true
-			switch v.Tag {
-			case instrument.TagNil:
-				isNil, cut = true, false
-				text = append(text, t.nilText...)
-			case instrument.TagLen:
-				text = append(text, t.short...)
-				if kind == trace.KindChan {
-					text = append(text, " (len "...)
-					text = strconv.AppendInt(text, v.Len, 10)
-					text = append(text, ", cap "...)
-					text = strconv.AppendInt(text, v.Cap, 10)
-				} else {
-					text = append(text, "{…} (len "...)
-					text = strconv.AppendInt(text, v.Len, 10)
-				}
-				text = append(text, ')')
-			case instrument.TagNonNil:
-				text = append(text, t.nonNil...)
-			default:
-				text = append(text, t.other...)
+			text = append(text, t.short...)
+			if kind == trace.KindChan {
+				text = append(text, " (len "...)
+				text = strconv.AppendInt(text, v.Len, 10)
+				text = append(text, ", cap "...)
+				text = strconv.AppendInt(text, v.Cap, 10)
+			} else {
+				text = append(text, "{…} (len "...)
+				text = strconv.AppendInt(text, v.Len, 10)
 			}
+			text = append(text, ')')
 		}
 		b.rec.AppendValue(name, t.name, kind, text, n, c, isNil, cut)
 		b.text = text

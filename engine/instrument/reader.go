@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"math/bits"
 	"os"
 	"sort"
@@ -63,10 +64,12 @@ type Type struct {
 
 // Value is one recorded argument or result.
 type Value struct {
+	// Type is set by ReadTrace; File.Each leaves it zero (see File.Type):
+	// a recording's values share a handful of types.
 	Type Type
-	// TypeID numbers Type within the file (the same type, the same
-	// number).
-	TypeID uint64
+	// TypeID numbers the value's type within the file (the same type,
+	// the same number).
+	TypeID uint32
 	Tag    byte
 	Int    int64
 	Uint   uint64
@@ -130,6 +133,9 @@ func ReadTrace(path string) (*Trace, error) {
 	err = f.Each(func(r *Record) error {
 		c := *r
 		c.Values = append([]Value(nil), r.Values...)
+		for i := range c.Values {
+			c.Values[i].Type = f.Type(c.Values[i].TypeID)
+		}
 		c.Chain = append([]Link(nil), r.Chain...)
 		t.Records = append(t.Records, c)
 		return nil
@@ -216,6 +222,15 @@ func Open(fd *os.File) (*File, error) {
 	return f, nil
 }
 
+// Type returns the type numbered id, as the records read so far name it
+// (the zero Type for a number not named yet).
+func (f *File) Type(id uint32) Type {
+	if int(id) < len(*f.types) {
+		return (*f.types)[id]
+	}
+	return Type{}
+}
+
 // Close unmaps the file.
 func (f *File) Close() error {
 	if f.data == nil {
@@ -290,7 +305,8 @@ func (c *cursor) errorf(err error) error {
 }
 
 // Each calls fn for every record in order of Seq. The record and its
-// slices are valid during the call only.
+// slices are valid during the call only. The values' Type is left zero
+// (see File.Type).
 func (f *File) Each(fn func(*Record) error) error {
 	var h cursorHeap
 	for start := 0; start < len(f.data); start += chunkSize {
@@ -306,29 +322,34 @@ func (f *File) Each(fn func(*Record) error) error {
 	}
 	for len(h) > 0 {
 		c := h[0]
-		types := *f.types
-		for i := range c.rec.Values {
-			v := &c.rec.Values[i]
-			if v.TypeID < uint64(len(types)) {
-				v.Type = types[v.TypeID]
+		// The chunk's records come first up to the first record of the
+		// others (the usual case: a goroutine's records follow one
+		// another).
+		until := uint64(math.MaxUint64)
+		if len(h) > 1 {
+			until = h[1].rec.Seq
+		}
+		if len(h) > 2 {
+			until = min(until, h[2].rec.Seq)
+		}
+		for {
+			if err := fn(&c.rec); err != nil {
+				return err
 			}
-		}
-		if err := fn(&c.rec); err != nil {
-			return err
-		}
-		r, err := c.next()
-		if err != nil {
-			return err
-		}
-		switch {
-		case r == nil:
-			h[0] = h[len(h)-1]
-			h = h[:len(h)-1]
-			h.down(0)
-		case len(h) > 1 && h[1].rec.Seq < r.Seq, len(h) > 2 && h[2].rec.Seq < r.Seq:
-			h.down(0)
-			// Else the chunk's next record still comes first (the usual
-			// case: a goroutine's records follow one another).
+			r, err := c.next()
+			if err != nil {
+				return err
+			}
+			if r == nil {
+				h[0] = h[len(h)-1]
+				h = h[:len(h)-1]
+				h.down(0)
+				break
+			}
+			if r.Seq > until {
+				h.down(0)
+				break
+			}
 		}
 	}
 	return nil
@@ -397,24 +418,24 @@ var errShort = errors.New("truncated record")
 // number the runtime wrote is followed by at least 8 bytes of its chunk
 // (see padded). An index past the end says that the record is truncated.
 func uv(b []byte, i int) (uint64, int) {
-	if uint(i)+9 > uint(len(b)) {
+	if i < 0 || i > len(b)-9 {
 		return 0, len(b) + 1
 	}
-	w := binary.LittleEndian.Uint64(b[i:])
+	w := binary.LittleEndian.Uint64(b[i : i+8])
 	if w&0xff != 0 {
 		n := bits.TrailingZeros64(w) + 1
 		return w << (64 - 8*n) >> (64 - 7*n), i + n
 	}
-	return binary.LittleEndian.Uint64(b[i+1:]), i + 9
+	return binary.LittleEndian.Uint64(b[i+1 : i+9]), i + 9
 }
 
 // fld reads a grouped number of size code c: 1, 2, 4 or 8 bytes.
 func fld(b []byte, i int, c byte) (uint64, int) {
-	if uint(i)+8 > uint(len(b)) {
+	if i < 0 || i > len(b)-8 {
 		return 0, len(b) + 1
 	}
 	sh := 64 - 8<<(c&3)
-	return binary.LittleEndian.Uint64(b[i:]) << sh >> sh, i + 1<<(c&3)
+	return binary.LittleEndian.Uint64(b[i:i+8]) << sh >> sh, i + 1<<(c&3)
 }
 
 // small reads a one-byte varint (a count).
@@ -596,35 +617,30 @@ func (d *decoder) values(b []byte, i int) ([]Value, int, error) {
 		return nil, i, nil
 	}
 	d.nvals += n
-	if !d.skip && len(d.slab)+n > cap(d.slab) {
+	if len(d.slab)+n > cap(d.slab) {
 		d.slab = make([]Value, 0, max(64, n))
 	}
+	// Decoded past the slab's length, which takes them in only when they
+	// are kept.
 	start := len(d.slab)
+	vs := d.slab[start : start+n]
 	keep := !d.skip
-	for ; n > 0 && i < len(b); n-- {
-		desc := b[i]
-		for desc == 0 {
-			// A type's record.
-			var tid uint64
-			var name, kind string
-			tid, i = uv(b, i+1)
-			name, _, i = d.str(b, i, true)
-			kind, _, i = d.str(b, i, true)
-			if tid >= maxTypes {
-				return nil, i, fmt.Errorf("type number %d out of range", tid)
-			}
-			if i >= len(b) {
-				return nil, i, errShort
-			}
-			if n := int(tid) + 1; n > len(*d.types) {
-				*d.types = append(*d.types, make([]Type, n-len(*d.types))...)
-			}
-			(*d.types)[tid] = Type{Name: name, Kind: kind}
-			desc = b[i]
+	for k := range vs {
+		if i >= len(b) {
+			return nil, len(b) + 1, errShort
 		}
-		v := Value{Tag: desc & 15}
+		desc := b[i]
+		if desc == 0 {
+			var err error
+			if desc, i, err = d.typ(b, i); err != nil {
+				return nil, i, err
+			}
+		}
 		var x uint64
-		v.TypeID, i = fld(b, i+1, desc>>4)
+		x, i = fld(b, i+1, desc>>4)
+		v := &vs[k]
+		// A type number past any type's is a damaged one: it names none.
+		*v = Value{Tag: desc & 15, TypeID: uint32(min(x, maxTypes))}
 		switch v.Tag {
 		case TagInt:
 			x, i = fld(b, i, desc>>6)
@@ -661,17 +677,37 @@ func (d *decoder) values(b []byte, i int) ([]Value, int, error) {
 		default:
 			return nil, i, fmt.Errorf("unknown value tag %d", v.Tag)
 		}
-		if keep {
-			d.slab = append(d.slab, v)
-		}
-	}
-	if n > 0 {
-		return nil, len(b) + 1, errShort
 	}
 	if !keep {
 		return nil, i, nil
 	}
-	return d.slab[start:len(d.slab):len(d.slab)], i, nil
+	d.slab = d.slab[:start+n]
+	return vs[:n:n], i, nil
+}
+
+// typ reads the type records at i, before a value, and returns the
+// value's first byte and index.
+func (d *decoder) typ(b []byte, i int) (byte, int, error) {
+	desc := byte(0)
+	for desc == 0 {
+		var tid uint64
+		var name, kind string
+		tid, i = uv(b, i+1)
+		name, _, i = d.str(b, i, true)
+		kind, _, i = d.str(b, i, true)
+		if tid >= maxTypes {
+			return 0, i, fmt.Errorf("type number %d out of range", tid)
+		}
+		if i >= len(b) {
+			return 0, i, errShort
+		}
+		if n := int(tid) + 1; n > len(*d.types) {
+			*d.types = append(*d.types, make([]Type, n-len(*d.types))...)
+		}
+		(*d.types)[tid] = Type{Name: name, Kind: kind}
+		desc = b[i]
+	}
+	return desc, i, nil
 }
 
 // String renders a value's payload for messages.

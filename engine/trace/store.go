@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"strconv"
 	"unsafe"
 )
 
@@ -76,9 +77,9 @@ type fnInfo struct {
 // vrow is one recorded value in the store.
 type vrow struct {
 	name, typ  uint32 // r.strs
-	text, size uint32 // the text: see textOf
+	text, size uint32 // the text: see textOf (valBits: the value; valStr: an interned string)
 	kind       uint8
-	flags      uint8 // valNil, valCut, valDeep
+	flags      uint8 // valNil, valCut, valDeep, valBits, valStr
 	// lens is where the value's length and capacity are in r.lens, plus
 	// one; 0 when both are 0 (most values: numbers, booleans).
 	lens uint32
@@ -89,10 +90,22 @@ const (
 	valCut
 	// valDeep: the value has children or an error, in r.deep.
 	valDeep
+	// valBits: the value is an integer or a boolean whose bits are in
+	// text (low half) and size (high half); its text is made when read.
+	valBits
+	// valStr: the value's text is r.strs[text] (see AppendInterned).
+	valStr
 )
 
 var valueKinds = [...]Kind{"", KindBool, KindInt, KindUint, KindFloat, KindComplex, KindString,
 	KindPointer, KindStruct, KindArray, KindSlice, KindMap, KindChan, KindFunc, KindInterface, KindOther}
+
+// The kindCodes of the kinds of values kept by their bits (valBits).
+const (
+	kindBool = 1
+	kindInt  = 2
+	kindUint = 3
+)
 
 // kindCode is k's index in valueKinds (KindOther's for a kind not there).
 func kindCode(k Kind) uint8 {
@@ -272,8 +285,9 @@ type Entry struct {
 	SpawnSeq uint64
 }
 
-// Enter adds a running frame and returns its Seq.
-func (r *Recording) Enter(e Entry) int {
+// Enter adds a running frame and returns its Seq. (A pointer: recorders
+// add frames by the million, and an Entry is large to copy.)
+func (r *Recording) Enter(e *Entry) int {
 	seq := len(r.rows)
 	w := row{
 		fn: e.Func, index: uint32(e.Index), parent: int32(e.Parent),
@@ -303,7 +317,7 @@ func (r *Recording) setSpawnSeq(seq int, s uint64) {
 // Add adds a frame as it is (its Seq and Parent are ignored: the caller is
 // found by FID when the recording is indexed) and returns its Seq.
 func (r *Recording) Add(f *Frame) int {
-	seq := r.Enter(Entry{
+	seq := r.Enter(&Entry{
 		Func: r.FuncID(f.FID.Func, f.Decl), Index: f.FID.Index, Parent: -1,
 		Goroutine: f.Goroutine, CallSite: r.PosID(f.CallSite),
 		Spawn: f.Spawn, Indirect: f.Indirect, EntrySeq: f.EntrySeq, SpawnSeq: f.SpawnSeq,
@@ -400,6 +414,49 @@ func (r *Recording) AppendValue(name, typ Str, k Kind, text []byte, n, c int64, 
 	r.vals = append(r.vals, v)
 }
 
+// AppendInt adds a value of kind KindInt (see AttachValues) whose text
+// is x's decimal digits. The row keeps x, not the text, which is made when
+// the value is read: most recorded values are numbers, and the
+// instrumenting recorder adds them by the million.
+func (r *Recording) AppendInt(name, typ Str, x int64) {
+	r.appendBits(name, typ, kindInt, uint64(x))
+}
+
+// AppendUint is AppendInt for a value of kind KindUint.
+func (r *Recording) AppendUint(name, typ Str, x uint64) {
+	r.appendBits(name, typ, kindUint, x)
+}
+
+// AppendBool is AppendInt for a value of kind KindBool (its text true or
+// false).
+func (r *Recording) AppendBool(name, typ Str, b bool) {
+	var x uint64
+	if b {
+		x = 1
+	}
+	r.appendBits(name, typ, kindBool, x)
+}
+
+// appendBits adds a value row with valBits: kind is its kindCode.
+func (r *Recording) appendBits(name, typ Str, kind uint8, x uint64) {
+	r.vals = append(r.vals, vrow{name: uint32(name), typ: uint32(typ), text: uint32(x), size: uint32(x >> 32),
+		kind: kind, flags: valBits})
+}
+
+// AppendInterned is AppendValue for a value whose text is the interned
+// string text: values that render alike (nil, a pointer or a struct
+// without their contents) share it.
+func (r *Recording) AppendInterned(name, typ Str, k Kind, text Str, n, c int64, isNil, cut bool) {
+	v := vrow{name: uint32(name), typ: uint32(typ), text: uint32(text), kind: kindCode(k), flags: valStr, lens: r.lenCap(n, c)}
+	if isNil {
+		v.flags |= valNil
+	}
+	if cut {
+		v.flags |= valCut
+	}
+	r.vals = append(r.vals, v)
+}
+
 func (r *Recording) appendValues(vs []Value) (uint32, uint16) {
 	first := uint32(len(r.vals))
 	for i := range vs {
@@ -455,7 +512,26 @@ func (r *store) appendText(b []byte) uint32 {
 	return at
 }
 
-// textOf is the text of value w.
+// valueText is the text of value w.
+func (r *store) valueText(w *vrow) string {
+	if w.flags&valStr != 0 {
+		return r.strs[w.text]
+	}
+	if w.flags&valBits == 0 {
+		return string(r.textOf(w))
+	}
+	bits := uint64(w.size)<<32 | uint64(w.text)
+	switch w.kind {
+	case kindInt:
+		return strconv.FormatInt(int64(bits), 10)
+	case kindUint:
+		return strconv.FormatUint(bits, 10)
+	}
+	return strconv.FormatBool(bits != 0)
+}
+
+// textOf is the text of value w, kept in r.text (without valBits or
+// valStr).
 func (r *store) textOf(w *vrow) []byte {
 	b := r.text[w.text>>textBits]
 	off := w.text & (textBlock - 1)
@@ -482,7 +558,7 @@ func (r *Recording) values(first uint32, n uint16) []Value {
 		w := &r.vals[k]
 		v := &out[i]
 		v.Name, v.Type, v.Kind = r.strs[w.name], r.strs[w.typ], valueKinds[w.kind]
-		v.Text = string(r.textOf(w))
+		v.Text = r.valueText(w)
 		if w.lens > 0 {
 			v.Len, v.Cap = r.lens[w.lens-1][0], r.lens[w.lens-1][1]
 		}
@@ -679,35 +755,72 @@ func (r *Recording) Keep(keep []bool) {
 		}
 	}
 	old := r.store
+	// The frames before the first dropped one (the first MaxFrames) keep
+	// their Seqs, and the values before any of a later frame their places:
+	// both are copied as they are.
+	prefix := 0
+	for prefix < len(keep) && keep[prefix] {
+		prefix++
+	}
+	before := uint32(len(old.vals))
+	for i := prefix; i < len(old.rows); i++ {
+		if w := &old.rows[i]; w.nargs > 0 {
+			before = min(before, w.args)
+		}
+		if w := &old.rows[i]; w.nres > 0 {
+			before = min(before, w.results)
+		}
+	}
 	r.rows = make([]row, 0, n)
 	r.vals = make([]vrow, 0, len(old.vals)*n/max(1, len(old.rows)))
 	// On the heap from now on (a spilled recording's mapping stays until
 	// the recording is collected).
 	r.text, r.spare, r.kids, r.lens, r.mapped = nil, nil, nil, nil, false
 	r.deep, r.panics, r.spawnSeq, r.callers = nil, nil, nil, nil
+	// fix points value k, copied from old's value j, at what it has
+	// outside the row.
+	fix := func(k, j uint32) {
+		v := &r.vals[k]
+		if v.flags&(valBits|valStr) == 0 {
+			v.text = r.appendText(old.textOf(v))
+		}
+		if v.lens > 0 {
+			v.lens = r.lenCap(old.lens[v.lens-1][0], old.lens[v.lens-1][1])
+		}
+		if v.flags&valDeep != 0 {
+			if r.deep == nil {
+				r.deep = map[uint32]*deepValue{}
+			}
+			r.deep[k] = old.deep[j]
+		}
+	}
+	r.vals = append(r.vals, old.vals[:before]...)
+	for k := range before {
+		if r.vals[k].flags != valBits {
+			fix(k, k)
+		}
+	}
 	copyVals := func(first uint32, k uint16) uint32 {
+		if first+uint32(k) <= before {
+			return first
+		}
 		start := uint32(len(r.vals))
+		r.vals = append(r.vals, old.vals[first:first+uint32(k)]...)
 		for j := range uint32(k) {
-			v := old.vals[first+j]
-			v.text = r.appendText(old.textOf(&v))
-			if v.lens > 0 {
-				v.lens = r.lenCap(old.lens[v.lens-1][0], old.lens[v.lens-1][1])
-			}
-			if v.flags&valDeep != 0 {
-				if r.deep == nil {
-					r.deep = map[uint32]*deepValue{}
-				}
-				r.deep[uint32(len(r.vals))] = old.deep[first+j]
-			}
-			r.vals = append(r.vals, v)
+			fix(start+j, first+j)
 		}
 		return start
 	}
-	for i, w := range old.rows {
+	r.rows = append(r.rows, old.rows[:prefix]...)
+	for i := range old.rows {
 		if !keep[i] {
 			continue
 		}
-		seq := int32(len(r.rows))
+		if i >= prefix {
+			r.rows = append(r.rows, old.rows[i])
+		}
+		seq := to[i]
+		w := &r.rows[seq]
 		if w.parent >= 0 {
 			w.parent = to[w.parent]
 		}
@@ -719,21 +832,26 @@ func (r *Recording) Keep(keep []bool) {
 			p := &old.rows[old.rows[i].parent]
 			r.callers[seq] = FID{Func: old.funcs[p.fn].name, Index: int(p.index)}
 		}
-		if c, ok := old.callers[int32(i)]; ok {
+		w.args = copyVals(w.args, w.nargs)
+		w.results = copyVals(w.results, w.nres)
+	}
+	for i, c := range old.callers {
+		if seq := to[i]; seq >= 0 {
 			if r.callers == nil {
 				r.callers = map[int32]FID{}
 			}
 			r.callers[seq] = c
 		}
-		w.args = copyVals(w.args, w.nargs)
-		w.results = copyVals(w.results, w.nres)
-		if s, ok := old.panics[int32(i)]; ok {
+	}
+	for i, s := range old.panics {
+		if seq := to[i]; seq >= 0 {
 			r.SetPanic(int(seq), s)
 		}
-		if s, ok := old.spawnSeq[int32(i)]; ok {
+	}
+	for i, s := range old.spawnSeq {
+		if seq := to[i]; seq >= 0 {
 			r.setSpawnSeq(int(seq), uint64(s))
 		}
-		r.rows = append(r.rows, w)
 	}
 	r.indexed = false
 }

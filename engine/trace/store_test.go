@@ -111,6 +111,12 @@ func TestStoreKeep(t *testing.T) {
 	}
 	frames = append(frames, &Frame{FID: FID{"main.g", 1}, Caller: FID{"main.f", 4}, EntrySeq: 9, Exit: Panicked, Panic: "boom",
 		Spawn: true, SpawnSeq: 8})
+	// Values with a length and children, before and after the first
+	// dropped frame's.
+	deep := Value{Name: "s", Type: "[]int", Kind: KindSlice, Text: "[]int len: 1, cap: 2", Len: 1, Cap: 2,
+		Children: []Value{{Name: "[0]", Type: "int", Kind: KindInt, Text: "7"}}}
+	frames[1].Results = []Value{deep}
+	frames[5].Results = []Value{deep}
 	r := NewRecording(frames...)
 	r.Keep([]bool{true, true, false, false, false, true, true})
 	r.Index()
@@ -122,8 +128,11 @@ func TestStoreKeep(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("kept %v, want %v", got, want)
 	}
-	if f := r.At(2); f.Args[0].Text != "5" || f.Parent != 0 {
-		t.Errorf("main.f#5 after Keep: args %+v parent %d", f.Args, f.Parent)
+	if f := r.At(2); f.Args[0].Text != "5" || f.Parent != 0 || !reflect.DeepEqual(f.Results, []Value{deep}) {
+		t.Errorf("main.f#5 after Keep: args %+v results %+v parent %d", f.Args, f.Results, f.Parent)
+	}
+	if f := r.At(1); f.Args[0].Text != "1" || !reflect.DeepEqual(f.Results, []Value{deep}) {
+		t.Errorf("main.f#1 after Keep: args %+v results %+v", f.Args, f.Results)
 	}
 	if g := r.At(3); g.Parent != -1 || g.Panic != "boom" || g.SpawnSeq != 8 || !g.Spawn {
 		t.Errorf("main.g#1 after Keep: %+v", g)
@@ -194,7 +203,8 @@ func TestStoreSpill(t *testing.T) {
 	}
 }
 
-// TestStoreCodes keeps exitCode and kindCode the indexes of their tables.
+// TestStoreCodes keeps exitCode and kindCode the indexes of their tables
+// (and the kind codes of valBits values their kindCodes).
 func TestStoreCodes(t *testing.T) {
 	for i, e := range exitKinds {
 		if c := exitCode(e); int(c) != i {
@@ -209,4 +219,70 @@ func TestStoreCodes(t *testing.T) {
 	if c := kindCode("unsafe"); valueKinds[c] != KindOther {
 		t.Errorf("kindCode of an unknown kind = %d, want KindOther's", c)
 	}
+	if kindBool != kindCode(KindBool) || kindInt != kindCode(KindInt) || kindUint != kindCode(KindUint) {
+		t.Error("kindBool, kindInt or kindUint is not the kind's kindCode")
+	}
+}
+
+// TestStoreScalars adds integers and booleans by their bits and values
+// with interned text, as the instrumenting recorder does: they read back
+// as the values with their text would, after Keep and in a spilled
+// recording too.
+func TestStoreScalars(t *testing.T) {
+	want := []Value{
+		{Name: "n", Type: "int", Kind: KindInt, Text: "-9223372036854775808"},
+		{Name: "u", Type: "uint64", Kind: KindUint, Text: "18446744073709551615"},
+		{Name: "b", Type: "bool", Kind: KindBool, Text: "true"},
+		{Name: "c", Type: "bool", Kind: KindBool, Text: "false"},
+		{Name: "s", Type: "string", Kind: KindString, Text: `"x"`, Len: 1},
+		{Name: "k", Type: "main.Kind", Kind: KindInt, Text: "7"},
+		{Name: "p", Type: "*main.T", Kind: KindPointer, Text: "&main.T{…}", Cut: true},
+		{Name: "err", Type: "error", Kind: KindInterface, Text: "nil", Nil: true},
+	}
+	bits := []uint64{1 << 63, 1<<64 - 1, 1, 0, 0, 7, 0, 0} // by want
+	build := func(r *Recording) {
+		for i := range 3 {
+			seq := r.Enter(&Entry{Func: r.FuncID("main.f", Pos{}), Index: i + 1, Parent: -1, CallSite: r.PosID(Pos{}), EntrySeq: uint64(i + 1)})
+			first := r.Values()
+			for j, v := range want {
+				name, typ := r.Intern(v.Name), r.Intern(v.Type)
+				switch v.Kind {
+				case KindInt:
+					r.AppendInt(name, typ, int64(bits[j]))
+				case KindUint:
+					r.AppendUint(name, typ, bits[j])
+				case KindBool:
+					r.AppendBool(name, typ, bits[j] != 0)
+				case KindPointer, KindInterface:
+					r.AppendInterned(name, typ, v.Kind, r.Intern(v.Text), v.Len, v.Cap, v.Nil, v.Cut)
+				default:
+					r.AppendValue(name, typ, v.Kind, []byte(v.Text), v.Len, v.Cap, false, false)
+				}
+			}
+			r.AttachValues(seq, first, i == 1)
+		}
+		r.Index()
+	}
+	heap, spilled := &Recording{}, &Recording{}
+	if err := spilled.Spill(filepath.Join(t.TempDir(), "index"), 3, 24, 64); err != nil {
+		t.Fatal(err)
+	}
+	build(heap)
+	build(spilled)
+	kept := &Recording{}
+	build(kept)
+	kept.Keep([]bool{false, true, true})
+	kept.Index()
+	check := func(what string, got []Value) {
+		t.Helper()
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s:\n got %+v\nwant %+v", what, got, want)
+		}
+	}
+	for _, r := range []*Recording{heap, spilled} {
+		check("arguments of main.f#1", r.At(0).Args)
+		check("results of main.f#2", r.At(1).Results)
+	}
+	check("results of main.f#2 after Keep", kept.At(0).Results)
+	check("arguments of main.f#3 after Keep", kept.At(1).Args)
 }
