@@ -677,6 +677,14 @@ func (r *Recording) DeclOf(fn string) Pos {
 // FuncOf returns the function of frame seq.
 func (r *Recording) FuncOf(seq int) string { return r.funcs[r.rows[seq].fn].name }
 
+// FuncNumOf returns the number of frame seq's function, below NumFuncs: a
+// walk that visits each function once keeps a slice by it, not a map by
+// name.
+func (r *Recording) FuncNumOf(seq int) int { return int(r.rows[seq].fn) }
+
+// NumFuncs bounds the numbers FuncNumOf returns.
+func (r *Recording) NumFuncs() int { return len(r.funcs) }
+
 // ParentOf returns the Seq of frame seq's caller, -1 for a root frame.
 func (r *Recording) ParentOf(seq int) int {
 	if p := r.rows[seq].parent; p >= 0 {

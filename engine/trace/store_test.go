@@ -99,6 +99,18 @@ func TestStoreSetValues(t *testing.T) {
 	}
 }
 
+func TestStoreFuncNum(t *testing.T) {
+	r := NewRecording(
+		&Frame{FID: FID{"main.f", 1}, Exit: Returned},
+		&Frame{FID: FID{"main.g", 1}, Exit: Returned},
+		&Frame{FID: FID{"main.f", 2}, Exit: Returned},
+	)
+	f1, g, f2 := r.FuncNumOf(0), r.FuncNumOf(1), r.FuncNumOf(2)
+	if f1 != f2 || f1 == g || r.NumFuncs() != 2 || max(f1, g) >= r.NumFuncs() {
+		t.Errorf("function numbers f %d, g %d, f %d of %d", f1, g, f2, r.NumFuncs())
+	}
+}
+
 // TestStoreKeep drops frames the way a frame limit does: Seqs, callers,
 // values, panics and spawn order of the kept frames follow, and a frame
 // whose caller was dropped keeps the caller's name.
