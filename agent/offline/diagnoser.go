@@ -138,13 +138,14 @@ func isTestFile(path string) bool { return strings.HasSuffix(path, "_test.go") }
 // files, with its first frame in scope, its source file and declaration:
 // the walk every source rule starts with.
 func (d *diagnoser) eachFunc(ctx context.Context, scope []int32, visit func(f *trace.Frame, file *syntax.File, fd *ast.FuncDecl)) {
-	done := map[string]bool{}
+	done := make([]bool, d.rec.NumFuncs())
 	for _, seq := range scope {
-		fn := d.rec.FuncOf(int(seq))
-		if done[fn] {
+		n := d.rec.FuncNumOf(int(seq))
+		if done[n] {
 			continue
 		}
-		done[fn] = true
+		done[n] = true
+		fn := d.rec.FuncOf(int(seq))
 		if ctx.Err() != nil {
 			return
 		}

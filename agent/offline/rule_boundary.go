@@ -49,16 +49,22 @@ func (d *diagnoser) boundaryFindings(ctx context.Context, focus, scope []int32) 
 			hits = append(hits, h)
 		}
 	}
-	tracedFuncs := map[string]bool{}
+	// By function number: whether its first frame in focus was met.
+	met := make([]bool, d.rec.NumFuncs())
+	traced := 0
 	for _, seq := range focus {
-		if len(tracedFuncs) >= maxBoundaryFLTs || ctx.Err() != nil {
+		if traced >= maxBoundaryFLTs || ctx.Err() != nil {
 			break
 		}
-		fn := d.rec.FuncOf(int(seq))
-		if tracedFuncs[fn] || isTestFile(d.rec.DeclOf(fn).File) {
+		n := d.rec.FuncNumOf(int(seq))
+		if met[n] {
 			continue
 		}
-		tracedFuncs[fn] = true
+		met[n] = true
+		if isTestFile(d.rec.DeclOf(d.rec.FuncOf(int(seq))).File) {
+			continue
+		}
+		traced++
 		f := d.rec.At(int(seq))
 		flt, st, err := d.flt(ctx, f)
 		if err != nil {
@@ -143,21 +149,28 @@ const maxArgFrames = 5000
 // any.
 func (d *diagnoser) argBoundaries(scope []int32) []*boundaryHit {
 	var out []*boundaryHit
-	byFunc := map[string][]int32{}
-	var order []string
+	// By function number: its frames, or nil for a function of a test
+	// file; order lists the numbers by first frame.
+	byFunc := make([][]int32, d.rec.NumFuncs())
+	inTest := make([]bool, d.rec.NumFuncs())
+	var order []int
 	for _, seq := range scope[:min(len(scope), maxArgFrames)] {
-		fn := d.rec.FuncOf(int(seq))
-		if isTestFile(d.rec.DeclOf(fn).File) {
+		n := d.rec.FuncNumOf(int(seq))
+		if inTest[n] {
 			continue
 		}
-		if _, ok := byFunc[fn]; !ok {
-			order = append(order, fn)
+		if byFunc[n] == nil {
+			if isTestFile(d.rec.DeclOf(d.rec.FuncOf(int(seq))).File) {
+				inTest[n] = true
+				continue
+			}
+			order = append(order, n)
 		}
-		byFunc[fn] = append(byFunc[fn], seq)
+		byFunc[n] = append(byFunc[n], seq)
 	}
-	for _, fn := range order {
-		seqs := byFunc[fn]
-		decl := d.rec.DeclOf(fn)
+	for _, n := range order {
+		seqs := byFunc[n]
+		decl := d.rec.DeclOf(d.rec.FuncOf(int(seqs[0])))
 		file, err := d.src.File(decl.File)
 		if err != nil {
 			continue
