@@ -786,7 +786,7 @@ func (b *builder) values(vs []instrument.Value, names []trace.Str) {
 		text := b.text[:0]
 		var kind trace.Kind
 		var n, c int64
-		isNil, cut := false, false
+		cut := false
 		switch v.Tag {
 		case instrument.TagFloat:
 			kind = trace.KindFloat
@@ -819,7 +819,7 @@ func (b *builder) values(vs []instrument.Value, names []trace.Str) {
 			}
 			text = append(text, ')')
 		}
-		b.rec.AppendValue(name, t.name, kind, text, n, c, isNil, cut)
+		b.rec.AppendValue(name, t.name, kind, text, n, c, false, cut)
 		b.text = text
 	}
 }
