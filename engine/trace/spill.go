@@ -16,8 +16,25 @@ import (
 // filling in shallow ones); more than that goes to the heap. Call it before
 // the first frame is added.
 func (r *Recording) Spill(path string, frames, values, text int) error {
+	return r.mapIndex(path, frames, values, text)
+}
+
+// OffHeap places the recording's frame rows, callee lists, value rows and
+// value text in anonymous memory outside the Go heap, sized as Spill does.
+// A recorder that knows the size of its index before it builds it calls it
+// first: tens of megabytes allocated on the heap at once would be zeroed
+// by the runtime after the kernel, and make the garbage collector mark the
+// index again and again as it is filled. The memory is prefaulted in the
+// background, ahead of the rows being written.
+func (r *Recording) OffHeap(frames, values, text int) error {
+	return r.mapIndex("", frames, values, text)
+}
+
+// mapIndex maps the index in a file at path, or in anonymous memory if
+// path is "".
+func (r *Recording) mapIndex(path string, frames, values, text int) error {
 	if len(r.rows) > 0 || r.mapped {
-		return fmt.Errorf("spilling a recording that already has frames")
+		return fmt.Errorf("mapping the index of a recording that already has frames")
 	}
 	// Room past the counts: a run killed mid-record can count one
 	// frame short, and a row past the mapping would move every row to
@@ -32,8 +49,17 @@ func (r *Recording) Spill(path string, frames, values, text int) error {
 	if size == 0 {
 		return nil
 	}
-	m, err := mapFile(path, size)
+	var m []byte
+	var err error
+	if path == "" {
+		m, err = mapAnon(size)
+	} else {
+		m, err = mapFile(path, size)
+	}
 	if err != nil {
+		if path == "" {
+			return fmt.Errorf("mapping memory for the index: %w", err)
+		}
 		return fmt.Errorf("spilling the index to %s: %w", path, err)
 	}
 	// Rows and value rows are 8-byte aligned (the mapping is page
@@ -51,13 +77,30 @@ func (r *Recording) Spill(path string, frames, values, text int) error {
 		end := min(off+textBlock, size)
 		r.spare = append(r.spare, m[off:off:end])
 	}
-	r.mapped = true
+	r.mapped, r.spilled = true, path != ""
+	if path == "" {
+		// Rows and value rows are written side by side, at about the
+		// same pace: their pages are faulted in turn.
+		go func() {
+			const parts = 32
+			rs, vs := rowBytes/parts, valBytes/parts
+			for i := range parts {
+				prefault(m[i*rs : (i+1)*rs])
+				prefault(m[rowBytes+i*vs : rowBytes+(i+1)*vs])
+			}
+			runtime.KeepAlive(r) // m stays mapped
+		}()
+	}
 	runtime.AddCleanup(r, func(m []byte) { unmap(m) }, m)
 	return nil
 }
 
 // Spilled reports whether the index is in a mapped file (see Spill).
-func (r *Recording) Spilled() bool { return r.mapped }
+func (r *Recording) Spilled() bool { return r.spilled }
+
+// IsOffHeap reports whether the index is outside the Go heap (see Spill
+// and OffHeap).
+func (r *Recording) IsOffHeap() bool { return r.mapped }
 
 // mapFile maps a new file of size bytes at path, read-write and shared,
 // and removes the file.

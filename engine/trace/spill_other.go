@@ -11,4 +11,10 @@ func mmap(*os.File, int) ([]byte, error) {
 	return nil, errors.New("mapping files is supported on unix systems only")
 }
 
+func mapAnon(int) ([]byte, error) {
+	return nil, errors.New("mapping memory is supported on unix systems only")
+}
+
 func unmap([]byte) {}
+
+func prefault([]byte) {}

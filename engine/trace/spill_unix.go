@@ -12,3 +12,7 @@ func mmap(f *os.File, size int) ([]byte, error) {
 }
 
 func unmap(m []byte) { syscall.Munmap(m) }
+
+func mapAnon(size int) ([]byte, error) {
+	return syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+}

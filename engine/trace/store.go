@@ -177,9 +177,10 @@ type store struct {
 	// pendingCaller (Add), and, after Index, of frames whose caller is
 	// not in the recording.
 	callers map[int32]FID
-	// mapped is set when rows, kids, vals and text are in a mapped file
-	// (Spill), unmapped when the recording is collected.
-	mapped bool
+	// mapped is set when rows, kids, vals and text are mapped (Spill,
+	// OffHeap), unmapped when the recording is collected; spilled when
+	// the mapping is a file's.
+	mapped, spilled bool
 }
 
 // GoroutineStart is a goroutine of the run and its first recorded frame.
@@ -783,7 +784,7 @@ func (r *Recording) Keep(keep []bool) {
 	r.vals = make([]vrow, 0, len(old.vals)*n/max(1, len(old.rows)))
 	// On the heap from now on (a spilled recording's mapping stays until
 	// the recording is collected).
-	r.text, r.spare, r.kids, r.lens, r.mapped = nil, nil, nil, nil, false
+	r.text, r.spare, r.kids, r.lens, r.mapped, r.spilled = nil, nil, nil, nil, false, false
 	r.deep, r.panics, r.spawnSeq, r.callers = nil, nil, nil, nil
 	// fix points value k, copied from old's value j, at what it has
 	// outside the row.

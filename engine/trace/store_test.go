@@ -169,9 +169,10 @@ func TestStoreRowSize(t *testing.T) {
 	}
 }
 
-// TestStoreSpill builds the same recording on the heap and in a mapped
-// file: every frame reads back the same, values set later and frames past
-// the size given included; and the spill file is gone from the directory.
+// TestStoreSpill builds the same recording on the heap, in a mapped file
+// and in anonymous memory: every frame reads back the same, values set
+// later and frames past the size given included; and the spill file is
+// gone from the directory.
 func TestStoreSpill(t *testing.T) {
 	var frames []*Frame
 	frames = append(frames, &Frame{FID: FID{"main.main", 1}, Decl: Pos{"/src/main.go", 3}, Exit: Returned})
@@ -182,36 +183,50 @@ func TestStoreSpill(t *testing.T) {
 			Results: []Value{{Name: "~r0", Type: "int", Kind: KindInt, Text: strconv.Itoa(i)}}})
 	}
 	heap := NewRecording(frames...)
+	if heap.Spilled() || heap.IsOffHeap() {
+		t.Fatalf("a recording on the heap: Spilled() %v, IsOffHeap() %v", heap.Spilled(), heap.IsOffHeap())
+	}
 	dir := t.TempDir()
-	spilled := &Recording{}
-	// Sized for 100 frames (and 64 more): the last 137 go to the heap.
-	if err := spilled.Spill(filepath.Join(dir, "index"), 100, 400, 2000); err != nil {
-		t.Fatal(err)
-	}
-	if !spilled.Spilled() {
-		t.Fatal("Spilled() = false after Spill")
-	}
-	for _, f := range frames {
-		spilled.Add(f)
-	}
-	spilled.Index()
-	full := Value{Name: "s", Type: "string", Kind: KindString, Text: `"filled in"`, Len: 9}
-	for _, r := range []*Recording{heap, spilled} {
-		r.SetArg(7, 0, full)
-	}
-	for i := range heap.Len() {
-		if a, b := heap.At(i), spilled.At(i); !reflect.DeepEqual(a, b) {
-			t.Fatalf("frame %d: heap %+v, spilled %+v", i, a, b)
+	for _, tc := range []struct {
+		name    string
+		place   func(r *Recording, frames, values, text int) error
+		spilled bool
+	}{
+		{"spilled", func(r *Recording, frames, values, text int) error {
+			return r.Spill(filepath.Join(dir, "index"), frames, values, text)
+		}, true},
+		{"off the heap", (*Recording).OffHeap, false},
+	} {
+		r := &Recording{}
+		// Sized for 100 frames (and 64 more): the last 137 go to the heap.
+		if err := tc.place(r, 100, 400, 2000); err != nil {
+			t.Fatal(err)
 		}
-	}
-	if a, b := heap.Children(0), spilled.Children(0); !reflect.DeepEqual(a, b) || len(b) != 300 {
-		t.Errorf("children of main: heap %d, spilled %d", len(a), len(b))
+		if r.Spilled() != tc.spilled || !r.IsOffHeap() {
+			t.Fatalf("%s: Spilled() %v, IsOffHeap() %v", tc.name, r.Spilled(), r.IsOffHeap())
+		}
+		for _, f := range frames {
+			r.Add(f)
+		}
+		r.Index()
+		full := Value{Name: "s", Type: "string", Kind: KindString, Text: `"filled in"`, Len: 9}
+		r.SetArg(7, 0, full)
+		want := NewRecording(frames...)
+		want.SetArg(7, 0, full)
+		for i := range want.Len() {
+			if a, b := want.At(i), r.At(i); !reflect.DeepEqual(a, b) {
+				t.Fatalf("frame %d: heap %+v, %s %+v", i, a, tc.name, b)
+			}
+		}
+		if a, b := want.Children(0), r.Children(0); !reflect.DeepEqual(a, b) || len(b) != 300 {
+			t.Errorf("children of main: heap %d, %s %d", len(a), tc.name, len(b))
+		}
+		if err := tc.place(r, 10, 10, 10); err == nil {
+			t.Errorf("%s: placing a recording with frames: no error", tc.name)
+		}
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("the spill file is left in %s: %v", dir, entries)
-	}
-	if err := spilled.Spill(filepath.Join(dir, "again"), 10, 10, 10); err == nil {
-		t.Error("Spill of a recording with frames: no error")
 	}
 }
 
