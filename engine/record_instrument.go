@@ -172,7 +172,7 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 		resNames: make([][]trace.Str, len(in.sites)),
 	}
 	defer lessGC()()
-	if err := spill(b.rec, filepath.Join(work, "adi-index"), t.Enters, t.Values, opts.SpillAbove); err != nil {
+	if err := placeIndex(b.rec, filepath.Join(work, "adi-index"), t.Enters, t.Values, opts.SpillAbove); err != nil {
 		return nil, err
 	}
 	b.rec.Grow(t.Enters, t.Values)
@@ -238,10 +238,11 @@ func memAvailable() int64 {
 	return 0
 }
 
-// spill puts the index of frames frames and values values in a mapped file
-// at path when it would take more than above bytes (see
-// RecordOptions.SpillAbove).
-func spill(rec *trace.Recording, path string, frames, values int, above int64) error {
+// placeIndex puts the index of frames frames and values values outside
+// the Go heap: in a mapped file at path when it would take more than above
+// bytes (see RecordOptions.SpillAbove), else in anonymous memory when it
+// takes more than offHeapAbove (see trace.Recording.OffHeap).
+func placeIndex(rec *trace.Recording, path string, frames, values int, above int64) error {
 	if above == 0 {
 		above = DefaultSpillAbove
 	}
@@ -249,11 +250,18 @@ func spill(rec *trace.Recording, path string, frames, values int, above int64) e
 	// text a value (see trace/store.go).
 	const frameBytes, valueBytes, textBytes = 56, 24, 8
 	size := int64(frames)*frameBytes + int64(values)*(valueBytes+textBytes)
-	if above < 0 || size <= above {
-		return nil
+	switch {
+	case above >= 0 && size > above:
+		return rec.Spill(path, frames, values, values*textBytes)
+	case size > offHeapAbove:
+		return rec.OffHeap(frames, values, values*textBytes)
 	}
-	return rec.Spill(path, frames, values, values*textBytes)
+	return nil
 }
+
+// offHeapAbove is the size of index above which it is built outside the
+// Go heap.
+const offHeapAbove = 1 << 20
 
 // gcRaised counts the index builds running with the garbage collector's
 // target raised (see lessGC).
