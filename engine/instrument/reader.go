@@ -9,6 +9,7 @@ import (
 	"os"
 	"sort"
 	"strconv"
+	"sync/atomic"
 	"syscall"
 	"unsafe"
 )
@@ -46,12 +47,28 @@ const (
 
 const chunkSize = 64 << 10
 
-// The chunk header (see package adirt): entries, values, flags.
+// The chunk header (see package adirt's chunkHdr): entries (4 bytes),
+// values (4), flags (1, then 3 unused), the end of the last complete
+// record (4) and its number (8).
 const (
-	hdrSize = 16
-	hdrUsed = 1
-	hdrScan = 2
+	hdrSize  = 32
+	hdrFlags = 8
+	hdrEnd   = 12
+	hdrLast  = 16
 )
+
+// Chunk flags.
+const (
+	hdrUsed  = 1
+	hdrScan  = 2
+	hdrBusy  = 4
+	hdrDone  = 8
+	hdrTypes = 16
+	hdrCtl   = 32
+)
+
+// ctlSeq is the offset of the record counter in the control chunk.
+const ctlSeq = 64
 
 // mapPopulate is Linux's MAP_POPULATE.
 const mapPopulate = 0x8000
@@ -145,22 +162,38 @@ func ReadTrace(path string) (*Trace, error) {
 
 // File is a record file, mapped into memory (pages the kernel can drop
 // and read again), read record by record in order: a recording larger than
-// memory is never all in memory at once.
+// memory is never all in memory at once. A File opened with OpenLive is
+// read while the target writes it (see Poll).
 type File struct {
 	data   []byte
-	types  *[]Type // by id
-	sitePC *[]uint64
-	// Spawns are the RecGo and RecGInfo records, in order.
+	types  []Type // by id
+	sitePC []uint64
+	// Spawns are the RecGo and RecGInfo records, in order (Open's first
+	// pass).
 	Spawns []Record
 	// Enters is the number of RecEnter records, Values the number of
-	// values of all records.
+	// values of all records (Open's first pass).
 	Enters, Values int
 	// Stopped is set when the runtime stopped recording at its file limit.
 	Stopped bool
 	// Bytes is the size of the file.
 	Bytes int64
 	path  string
+
+	// fd is the file being written (OpenLive), whose size Poll reads.
+	fd *os.File
+	// chunks are the chunks seen so far, by number (nil: not a chunk of
+	// records); scan the numbers of those whose header Poll reads.
+	chunks []*cursor
+	scan   []int
+	// typeChunks are the chunks of type records, and how far each is
+	// read.
+	typeChunks []typeChunk
+	// heap holds the cursors with a record to hand over.
+	heap cursorHeap
 }
+
+type typeChunk struct{ start, read int }
 
 // OpenFile maps the record file at path and reads it once through for the
 // types, the spawns and errors.
@@ -180,8 +213,7 @@ func Open(fd *os.File) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	path := fd.Name()
-	f := &File{types: new([]Type), sitePC: new([]uint64), Bytes: fi.Size(), path: path}
+	f := &File{Bytes: fi.Size(), path: fd.Name()}
 	if fi.Size() > 0 {
 		// MAP_POPULATE: the pages are mapped at once, not by a fault each.
 		f.data, err = syscall.Mmap(int(fd.Fd()), 0, int(fi.Size()), syscall.PROT_READ, syscall.MAP_SHARED|mapPopulate)
@@ -191,10 +223,17 @@ func Open(fd *os.File) (*File, error) {
 	}
 	for start := 0; start < len(f.data); start += chunkSize {
 		c := f.cursor(start)
-		if h := c.d.b[:hdrSize]; h[8]&(hdrUsed|hdrScan) == hdrUsed {
+		flags := c.d.b[hdrFlags]
+		switch {
+		case flags&hdrTypes != 0:
+			f.typeChunks = append(f.typeChunks, typeChunk{start: start, read: hdrSize})
+			continue
+		case flags&(hdrUsed|hdrScan|hdrCtl) == hdrUsed:
 			// Nothing to see but counts, which the header gives.
-			f.Enters += int(binary.LittleEndian.Uint32(h[0:]))
-			f.Values += int(binary.LittleEndian.Uint32(h[4:]))
+			f.Enters += int(binary.LittleEndian.Uint32(c.d.b[0:]))
+			f.Values += int(binary.LittleEndian.Uint32(c.d.b[4:]))
+			continue
+		case flags&hdrCtl != 0:
 			continue
 		}
 		c.d.skip = true
@@ -218,17 +257,75 @@ func Open(fd *os.File) (*File, error) {
 		f.Stopped = f.Stopped || c.stopped
 		f.Values += c.d.nvals
 	}
+	f.sitePC = f.sitePC[:0] // the first pass's: Poll finds them again
 	sort.Slice(f.Spawns, func(i, j int) bool { return f.Spawns[i].Seq < f.Spawns[j].Seq })
+	return f, nil
+}
+
+// OpenLive maps the record file fd that a running target writes, up to
+// limit bytes (the runtime's file limit), for Poll. The caller keeps fd
+// open until the File is closed.
+func OpenLive(fd *os.File, limit int64) (*File, error) {
+	f := &File{path: fd.Name(), fd: fd}
+	// Past the file's end the mapping is never read: Poll reads the
+	// file's size first.
+	m, err := syscall.Mmap(int(fd.Fd()), 0, int(limit+chunkSize), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return nil, fmt.Errorf("mapping the record file: %w", err)
+	}
+	f.data = m
 	return f, nil
 }
 
 // Type returns the type numbered id, as the records read so far name it
 // (the zero Type for a number not named yet).
 func (f *File) Type(id uint32) Type {
-	if int(id) < len(*f.types) {
-		return (*f.types)[id]
+	if int(id) >= len(f.types) || f.types[id] == (Type{}) {
+		f.readTypes()
+	}
+	if int(id) < len(f.types) {
+		return f.types[id]
 	}
 	return Type{}
+}
+
+// typeStr reads a string of a type record.
+func typeStr(b []byte, i int) (string, int) {
+	_, i = uv(b, i)
+	n, i := uv(b, i)
+	if i > len(b) || n > uint64(len(b)-i) {
+		return "", len(b) + 1
+	}
+	return string(b[i : i+int(n)]), i + int(n)
+}
+
+// readTypes reads the type records written since the last call: a type's
+// record is complete before any record with a value of the type.
+func (f *File) readTypes() {
+	for k := range f.typeChunks {
+		tc := &f.typeChunks[k]
+		b := f.data[tc.start : tc.start+chunkSize]
+		end := min(int(atomic.LoadUint32((*uint32)(unsafe.Pointer(&b[hdrEnd])))), len(b))
+		for i := tc.read; i < end; {
+			k, j := uv(b, i)
+			if k != recType {
+				break
+			}
+			var tid uint64
+			var name, kind string
+			tid, j = uv(b, j)
+			name, j = typeStr(b, j)
+			kind, j = typeStr(b, j)
+			if j > end || tid >= maxTypes {
+				break
+			}
+			if n := int(tid) + 1; n > len(f.types) {
+				f.types = append(f.types, make([]Type, n-len(f.types))...)
+			}
+			f.types[tid] = Type{Name: name, Kind: kind}
+			i, tc.read = j, j
+		}
+	}
 }
 
 // Close unmaps the file.
@@ -241,18 +338,23 @@ func (f *File) Close() error {
 	return err
 }
 
-// cursor reads the records of the chunk at offset start.
+// cursor reads the records of the chunk at offset start, up to bound.
 type cursor struct {
 	d       decoder
 	start   int
+	bound   int
 	rec     Record
 	stopped bool
-	path    string
+	// ready is set while the cursor is in the heap.
+	ready bool
+	path  string
 }
 
 func (f *File) cursor(start int) *cursor {
 	end := min(start+chunkSize, len(f.data))
-	return &cursor{d: decoder{b: padded(f.data[start:end]), i: hdrSize, types: f.types, sitePC: f.sitePC}, start: start, path: f.path}
+	b := padded(f.data[start:end])
+	bound := min(int(binary.LittleEndian.Uint32(b[hdrEnd:])), len(b))
+	return &cursor{d: decoder{b: b, i: hdrSize, sitePC: &f.sitePC}, start: start, bound: bound, path: f.path}
 }
 
 // padded returns a chunk shorter than the runtime's chunks (the stop
@@ -273,7 +375,7 @@ func padded(b []byte) []byte {
 func (c *cursor) next() (*Record, error) {
 	d := &c.d
 	for {
-		if d.i >= len(d.b) || d.b[d.i] == 0 || c.stopped {
+		if d.i >= c.bound || d.b[d.i] == 0 || c.stopped {
 			return nil, nil
 		}
 		h, i := uv(d.b, d.i)
@@ -304,43 +406,136 @@ func (c *cursor) errorf(err error) error {
 	return fmt.Errorf("record file %s, offset %d: %w", c.path, c.start+c.d.i, err)
 }
 
-// Each calls fn for every record in order of Seq. The record and its
-// slices are valid during the call only. The values' Type is left zero
-// (see File.Type).
+// Each calls fn for every record in order of Seq (of a file the target has
+// finished writing; Poll hands them over as they are written). The record
+// and its slices are valid during the call only. The values' Type is left
+// zero (see File.Type).
 func (f *File) Each(fn func(*Record) error) error {
-	var h cursorHeap
-	for start := 0; start < len(f.data); start += chunkSize {
-		c := f.cursor(start)
-		if r, err := c.next(); err != nil {
-			return err
-		} else if r != nil {
-			h = append(h, c)
+	_, err := f.Poll(true, fn)
+	return err
+}
+
+// Poll calls fn, in order of Seq, for the records written since the last
+// call that every record before them is written too, and returns their
+// number; final says that the target has ended (every complete record is
+// then handed over). The record and its slices are valid during the call
+// only.
+//
+// Which records are written: the runtime marks a chunk busy before a
+// record of it takes its number, and writes the end and number of the
+// record in the chunk's header before it clears the mark. Poll reads the
+// record counter, then the file's size, then the headers: every record
+// numbered up to the counter was then complete, but for the busy chunks',
+// whose complete records end at their header's end and number.
+func (f *File) Poll(final bool, fn func(*Record) error) (int, error) {
+	w := uint64(math.MaxUint64)
+	size := len(f.data)
+	if f.fd != nil {
+		if len(f.data) < chunkSize {
+			return 0, nil
+		}
+		if !final {
+			w = atomic.LoadUint64((*uint64)(unsafe.Pointer(&f.data[ctlSeq])))
+		}
+		fi, err := f.fd.Stat()
+		if err != nil {
+			return 0, fmt.Errorf("reading the record file: %w", err)
+		}
+		size = min(int(fi.Size()), len(f.data))
+		f.Bytes = int64(size)
+	}
+	// The chunks the file grew by. A partial one (the stop record past
+	// the end) is read once the target has ended.
+	for n := len(f.chunks); (n+1)*chunkSize <= size || final && n*chunkSize < size; n++ {
+		f.chunks = append(f.chunks, nil)
+		f.scan = append(f.scan, n)
+	}
+	keep := f.scan[:0]
+	for _, n := range f.scan {
+		start := n * chunkSize
+		if size-start < hdrSize {
+			continue // a file cut short
+		}
+		h := unsafe.Pointer(&f.data[start])
+		flags := uint8(atomic.LoadUint32((*uint32)(unsafe.Add(h, hdrFlags))))
+		if flags&hdrUsed == 0 {
+			keep = append(keep, n)
+			continue
+		}
+		if flags&(hdrCtl|hdrTypes) != 0 {
+			if flags&hdrTypes != 0 {
+				f.typeChunks = append(f.typeChunks, typeChunk{start: start, read: hdrSize})
+			}
+			continue
+		}
+		if flags&hdrBusy != 0 && !final {
+			// The number before the end: the end is written first.
+			w = min(w, atomic.LoadUint64((*uint64)(unsafe.Add(h, hdrLast))))
+		}
+		end := int(atomic.LoadUint32((*uint32)(unsafe.Add(h, hdrEnd))))
+		c := f.chunks[n]
+		if c == nil {
+			c = f.cursor(start)
+			f.chunks[n] = c
+		}
+		c.bound = min(end, len(c.d.b))
+		if !c.ready {
+			r, err := c.next()
+			if err != nil {
+				return 0, err
+			}
+			if r != nil {
+				c.ready = true
+				f.heap = append(f.heap, c)
+				f.heap.up(len(f.heap) - 1)
+			}
+		}
+		f.Stopped = f.Stopped || c.stopped
+		// A chunk its goroutine has left, read to its end, has nothing
+		// more to give.
+		if c.ready || flags&hdrDone == 0 || flags&hdrBusy != 0 || c.d.i < c.bound {
+			keep = append(keep, n)
 		}
 	}
-	for i := len(h)/2 - 1; i >= 0; i-- {
-		h.down(i)
-	}
-	for len(h) > 0 {
+	f.scan = keep
+	return f.merge(w, fn)
+}
+
+// merge hands over the records of the cursors in the heap numbered up to
+// w, in order.
+func (f *File) merge(w uint64, fn func(*Record) error) (int, error) {
+	h := f.heap
+	defer func() { f.heap = h }()
+	count := 0
+	for len(h) > 0 && h[0].rec.Seq <= w {
 		c := h[0]
 		// The chunk's records come first up to the first record of the
 		// others (the usual case: a goroutine's records follow one
 		// another).
-		until := uint64(math.MaxUint64)
+		until := w
 		if len(h) > 1 {
-			until = h[1].rec.Seq
+			until = min(until, h[1].rec.Seq)
 		}
 		if len(h) > 2 {
 			until = min(until, h[2].rec.Seq)
 		}
 		for {
-			if err := fn(&c.rec); err != nil {
-				return err
+			r := &c.rec
+			if r.Kind == RecEnter && r.PC == 0 && r.Site >= 0 && r.Site < len(f.sitePC) {
+				// Known by now: the site's first record came before.
+				r.PC = f.sitePC[r.Site]
 			}
+			if err := fn(r); err != nil {
+				return count, err
+			}
+			count++
 			r, err := c.next()
 			if err != nil {
-				return err
+				return count, err
 			}
 			if r == nil {
+				f.Stopped = f.Stopped || c.stopped
+				c.ready = false
 				h[0] = h[len(h)-1]
 				h = h[:len(h)-1]
 				h.down(0)
@@ -352,13 +547,27 @@ func (f *File) Each(fn func(*Record) error) error {
 			}
 		}
 	}
-	return nil
+	return count, nil
 }
 
 // cursorHeap orders chunks by the Seq of their current record, smallest
 // first (container/heap's interface calls cost more than the rest of the
 // merge).
 type cursorHeap []*cursor
+
+// up moves the cursor at i up to its place.
+func (h cursorHeap) up(i int) {
+	c := h[i]
+	for i > 0 {
+		p := (i - 1) / 2
+		if h[p].rec.Seq <= c.rec.Seq {
+			break
+		}
+		h[i] = h[p]
+		i = p
+	}
+	h[i] = c
+}
 
 // down moves the cursor at i down to its place.
 func (h cursorHeap) down(i int) {
@@ -384,9 +593,8 @@ func (h cursorHeap) down(i int) {
 }
 
 type decoder struct {
-	b     []byte
-	i     int
-	types *[]Type
+	b []byte
+	i int
 	// sitePC is by site (below maxSites) a PC in its function (written once per site,
 	// shared by the cursors).
 	sitePC *[]uint64
@@ -606,8 +814,8 @@ func (d *decoder) record(k byte, r *Record) error {
 // runtime's maxChain).
 const maxChain = 64
 
-// values reads the values of a record (only over them, with their types,
-// when d.skip): see package adirt's value.
+// values reads the values of a record (only over them when d.skip): see
+// package adirt's value.
 func (d *decoder) values(b []byte, i int) ([]Value, int, error) {
 	n, i := small(b, i)
 	if n > 64 {
@@ -630,12 +838,6 @@ func (d *decoder) values(b []byte, i int) ([]Value, int, error) {
 			return nil, len(b) + 1, errShort
 		}
 		desc := b[i]
-		if desc == 0 {
-			var err error
-			if desc, i, err = d.typ(b, i); err != nil {
-				return nil, i, err
-			}
-		}
 		var x uint64
 		x, i = fld(b, i+1, desc>>4)
 		v := &vs[k]
@@ -683,31 +885,6 @@ func (d *decoder) values(b []byte, i int) ([]Value, int, error) {
 	}
 	d.slab = d.slab[:start+n]
 	return vs[:n:n], i, nil
-}
-
-// typ reads the type records at i, before a value, and returns the
-// value's first byte and index.
-func (d *decoder) typ(b []byte, i int) (byte, int, error) {
-	desc := byte(0)
-	for desc == 0 {
-		var tid uint64
-		var name, kind string
-		tid, i = uv(b, i+1)
-		name, _, i = d.str(b, i, true)
-		kind, _, i = d.str(b, i, true)
-		if tid >= maxTypes {
-			return 0, i, fmt.Errorf("type number %d out of range", tid)
-		}
-		if i >= len(b) {
-			return 0, i, errShort
-		}
-		if n := int(tid) + 1; n > len(*d.types) {
-			*d.types = append(*d.types, make([]Type, n-len(*d.types))...)
-		}
-		(*d.types)[tid] = Type{Name: name, Kind: kind}
-		desc = b[i]
-	}
-	return desc, i, nil
 }
 
 // String renders a value's payload for messages.

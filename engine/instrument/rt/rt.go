@@ -51,15 +51,30 @@ import (
 // A chunk starts with a header of hdrSize bytes, kept up to date as the
 // goroutine writes (no exit hook runs when the process ends): the number
 // of entry records of the chunk (4 bytes, little-endian), the number of
-// its values (4 bytes), and the flags hdrUsed (set when the goroutine
-// takes the chunk) and hdrScan, when the chunk has records the reader
-// needs before it reads the file in order (goroutines, go statements,
-// recovers, the first record of a type or of a site). The reader's first
-// pass over the file reads through only the chunks with hdrScan.
+// its values (4 bytes), the flags (1 byte, then 3 unused), the offset of
+// the end of its last complete record (4 bytes) and that record's number
+// (8 bytes).
+//
+// The flags: hdrUsed, set when a goroutine takes the chunk; hdrScan, when
+// the chunk has records a reader of the whole file needs before it reads
+// it in order (goroutines, go statements, recovers, the first record of a
+// site); hdrBusy, set while a record is written; hdrDone, once the
+// goroutine has left the chunk for another. hdrTypes marks the chunks of
+// type records, hdrCtl the first chunk of the file, which holds the record
+// counter.
+//
+// A reader can so read the file while the target runs (see
+// instrument.File.Poll): every record numbered up to the counter it read
+// first is complete, but for those of chunks that were busy, whose
+// complete records end at the header's end and number.
 const (
-	hdrSize = 16
-	hdrUsed = 1
-	hdrScan = 2
+	hdrSize  = 32
+	hdrUsed  = 1
+	hdrScan  = 2
+	hdrBusy  = 4
+	hdrDone  = 8
+	hdrTypes = 16
+	hdrCtl   = 32
 )
 
 // chunkHdr is the header of a chunk, as it is laid out (amd64 is
@@ -67,7 +82,17 @@ const (
 type chunkHdr struct {
 	enters, vals uint32
 	flags        uint8
+	_            [3]byte
+	end          uint32
+	last         uint64
+	_            uint64
 }
+
+// ctlSeq is the offset of the record counter in the control chunk: a
+// cache line of its own, since every hook adds to it (the threads of a
+// parallel program would otherwise take the line holding the variables
+// every hook reads from each other).
+const ctlSeq = cacheLine
 
 // Record kinds. A record starts with the number seqΔ<<3 | kind, seqΔ
 // being the difference of its sequence number from that of the chunk's
@@ -154,8 +179,16 @@ type wp struct{ p unsafe.Pointer }
 // at is where the goroutine's next record goes.
 func (s *G) at() wp { return wp{unsafe.Add(s.base, s.pos)} }
 
-// done ends the record being written at p.
-func (s *G) done(p wp) { s.pos = s.off(p) }
+// done ends the record being written at p: its end and number go in the
+// header before the busy flag is cleared (stores are seen in order on
+// amd64).
+func (s *G) done(p wp) {
+	s.pos = s.off(p)
+	h := s.hdr()
+	h.end = uint32(s.pos)
+	h.last = s.last
+	h.flags &^= hdrBusy
+}
 
 // off is the offset of p in the goroutine's chunk.
 func (s *G) off(p wp) int { return int(uintptr(p.p) - uintptr(s.base)) }
@@ -169,15 +202,12 @@ type F struct {
 var (
 	enabled bool
 	stopped atomic.Bool
-	// seq numbers the records. Every hook adds to it: it has its cache
-	// line to itself, or the threads of a parallel program would take the
-	// line holding the variables every hook reads from each other.
-	seq struct {
-		_ [cacheLine]byte
-		atomic.Uint64
-		_ [cacheLine - 8]byte
-	}
+	// seq numbers the records: it is in the file's control chunk (see
+	// ctlSeq), where a reader can read it.
+	seq    *atomic.Uint64
 	maxStr = 64
+	// types is the state of the chunk that type records go to (mu held).
+	types G
 
 	mu       sync.Mutex
 	file     *os.File
@@ -219,7 +249,27 @@ func init() {
 		return
 	}
 	file = f
+	if err := startFile(); err != nil {
+		os.Stderr.WriteString("adi: cannot record: " + err.Error() + "\n")
+		return
+	}
 	enabled = true
+}
+
+// startFile maps the file's first segment and takes its first chunk for
+// the record counter.
+func startFile() error {
+	mu.Lock()
+	defer mu.Unlock()
+	base := takeChunk()
+	if base == nil {
+		return errors.New("the record file has no room")
+	}
+	h := (*chunkHdr)(base)
+	h.end = hdrSize
+	h.flags = hdrUsed | hdrCtl | hdrDone
+	seq = (*atomic.Uint64)(unsafe.Add(base, ctlSeq))
+	return nil
 }
 
 // openFile returns the file descriptor fd names, made close-on-exec, or
@@ -293,29 +343,51 @@ func (s *G) newChunk() bool {
 	}
 	mu.Lock()
 	defer mu.Unlock()
+	return s.newChunkLocked(0)
+}
+
+// newChunkLocked is newChunk with mu held; flags are set in the new
+// chunk's header besides hdrUsed.
+func (s *G) newChunkLocked(flags uint8) bool {
+	if s.base != nil {
+		s.hdr().flags |= hdrDone
+	}
+	base := takeChunk()
+	if base == nil {
+		s.base, s.pos, s.end = nil, 0, 0
+		return false
+	}
+	s.base, s.pos, s.end = base, hdrSize, chunkSize
+	s.last, s.lastPC = 0, 0
+	h := s.hdr()
+	h.end = hdrSize
+	h.flags = hdrUsed | flags
+	return true
+}
+
+// takeChunk returns the next chunk of the file, mapping a new segment
+// when needed, or nil when the file is full (mu held).
+func takeChunk() unsafe.Pointer {
 	if len(seg) < chunkSize {
 		n := nextSegment(fileSize, maxFile)
 		if n == 0 {
-			s.base, s.pos, s.end = nil, 0, 0
 			if !stopped.Swap(true) {
 				writeStop()
 			}
-			return false
+			return nil
 		}
 		m, err := mapSegment(file, fileSize, n)
 		if err != nil {
 			stopped.Store(true)
 			os.Stderr.WriteString("adi: recording stopped: " + err.Error() + "\n")
-			return false
+			return nil
 		}
 		fileSize += int64(n)
 		seg = m
 	}
-	s.base, s.pos, s.end = unsafe.Pointer(unsafe.SliceData(seg)), hdrSize, chunkSize
+	base := unsafe.Pointer(unsafe.SliceData(seg))
 	seg = seg[chunkSize:]
-	s.last, s.lastPC = 0, 0
-	s.hdr().flags = hdrUsed
-	return true
+	return base
 }
 
 // nextSegment is the size of the segment that follows size bytes of file,
@@ -325,11 +397,15 @@ func nextSegment(size, limit int64) int {
 	return int(n - n%chunkSize)
 }
 
-// writeStop appends a stop record past the end of the file (mu held).
+// writeStop appends a stop record past the end of the file (mu held), in
+// a chunk of its own.
 func writeStop() {
 	var b [hdrSize + 16]byte
 	p := wp{unsafe.Pointer(&b[hdrSize])}.uvarint(recStop)
-	file.WriteAt(b[:uintptr(p.p)-uintptr(unsafe.Pointer(&b))], fileSize)
+	n := uintptr(p.p) - uintptr(unsafe.Pointer(&b))
+	h := (*chunkHdr)(unsafe.Pointer(&b))
+	h.flags, h.end = hdrUsed|hdrScan|hdrDone, uint32(n)
+	file.WriteAt(b[:n], fileSize)
 }
 
 func (p wp) byte1(b byte) wp {
@@ -413,6 +489,9 @@ func begin(s *G, k byte) (wp, bool) {
 	if !s.room() {
 		return wp{}, false
 	}
+	// Busy before the record takes its number (a locked add: the flag is
+	// seen first).
+	s.hdr().flags |= hdrBusy
 	p := s.at()
 	if s.pos == hdrSize {
 		p = p.byte1(recGoid<<1 | 1).varint(s.goid)
@@ -534,6 +613,10 @@ func enter(site uint64, gp, pcF, pcCaller, off, coff uintptr) (F, *G, wp) {
 	if len(s.stack) == 0 {
 		s.root()
 	}
+	// Whether the site's PC goes in the record is decided before the
+	// record takes its number: a record of a site without it then comes
+	// after one with it, also on another goroutine.
+	newSite := site >= numSites || !siteSeen[site].Load()
 	p, ok := begin(s, recEnter)
 	if !ok {
 		return F{}, nil, wp{}
@@ -548,7 +631,6 @@ func enter(site uint64, gp, pcF, pcCaller, off, coff uintptr) (F, *G, wp) {
 	// the function follows (once per site: the site says the rest), the
 	// frame's offset, the caller's PC (from the chunk's last PC) and the
 	// caller's offset (from the frame's).
-	newSite := site >= numSites || !siteSeen[site].Load()
 	sf := site << 1
 	if newSite {
 		sf |= 1
@@ -643,10 +725,7 @@ func (s *G) value(p wp, a any) wp {
 	e := (*eface)(unsafe.Pointer(&a))
 	t := ttab[(uint64(uintptr(e.typ))*0x9E3779B97F4A7C15)>>(64-ttabBits)].Load()
 	if t == nil || t.typ != uintptr(e.typ) {
-		q := p
-		if t, p = typeInfo(p, uintptr(e.typ)); p != q {
-			s.hdr().flags |= hdrScan // the type's record
-		}
+		t = typeInfo(uintptr(e.typ))
 	}
 	id, ptr := t.id, e.data
 	switch t.kind {
@@ -743,10 +822,10 @@ type sliceHeader struct {
 // typeInfo returns what the runtime knows of the type of a *T (given by
 // the eface type word of a pointer to the value), recording its name the
 // first time.
-func typeInfo(p wp, typ uintptr) (*tent, wp) {
+func typeInfo(typ uintptr) *tent {
 	h := (uint64(typ) * 0x9E3779B97F4A7C15) >> (64 - ttabBits)
 	if t := ttab[h].Load(); t != nil && t.typ == typ {
-		return t, p
+		return t
 	}
 	var x any
 	(*eface)(unsafe.Pointer(&x)).typ = ptrOf(typ)
@@ -756,21 +835,34 @@ func typeInfo(p wp, typ uintptr) (*tent, wp) {
 	if !ok {
 		id = uint64(len(typeIDs) + 1)
 		typeIDs[typ] = id
+		writeType(id, typeName(rt), rt.Kind().String())
 	}
 	mu.Unlock()
 	t := &tent{typ: typ, id: id, kind: rt.Kind()}
 	if t.kind == reflect.Array {
 		t.alen = rt.Len()
 	}
+	// Published after its record is complete: a record with a value of
+	// the type is complete after it.
 	ttab[h].Store(t)
-	if !ok {
-		// A type record before the value: a value descriptor of tag 0.
-		p = p.byte1(0)
-		p = p.uvarint(id)
-		p = p.str(typeName(rt), 512)
-		p = p.str(rt.Kind().String(), 32)
+	return t
+}
+
+// writeType appends a type record (no number: the kind recType, the
+// type's id, name and kind's name) to the chunks of types (mu held).
+func writeType(id uint64, name, kind string) {
+	s := &types
+	if s.base == nil || s.pos+maxRecord+slack > s.end {
+		if stopped.Load() || !s.newChunkLocked(hdrTypes) {
+			return
+		}
 	}
-	return t, p
+	p := s.at().uvarint(recType)
+	p = p.uvarint(id)
+	p = p.str(name, 512)
+	p = p.str(kind, 32)
+	s.pos = s.off(p)
+	s.hdr().end = uint32(s.pos)
 }
 
 // typeName spells a type as the debug information does: named types with

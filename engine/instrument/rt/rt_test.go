@@ -3,7 +3,6 @@
 package adirt
 
 import (
-	"bytes"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -46,6 +45,7 @@ func startRecording(t testing.TB) string {
 		ttab[i].Store(nil)
 	}
 	typeIDs = map[uintptr]uint64{}
+	types = G{}
 	stopped.Store(false)
 	dir := t.TempDir()
 	if d := os.Getenv("ADI_RECORD_DIR"); d != "" {
@@ -55,7 +55,11 @@ func startRecording(t testing.TB) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	file, enabled = f, true
+	file = f
+	if err := startFile(); err != nil {
+		t.Fatal(err)
+	}
+	enabled = true
 	t.Cleanup(func() { enabled = false; f.Close(); os.Remove(f.Name()) })
 	return f.Name()
 }
@@ -227,6 +231,96 @@ func TestGoroutines(t *testing.T) {
 	checkFirstPass(t, path, tr)
 }
 
+// TestLiveRead reads the records while goroutines write them, with the
+// types of their values: Poll hands over every record once, in order of
+// number, and the same records as a reading of the whole file after.
+func TestLiveRead(t *testing.T) {
+	path := startRecording(t)
+	fd, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fd.Close()
+	f, err := instrument.OpenLive(fd, maxFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var got []string
+	collect := func(r *instrument.Record) error {
+		line := fmt.Sprint(r.Seq, r.Kind, r.Goid, r.Site, r.PC, r.Off)
+		for _, v := range r.Values {
+			line += " " + f.Type(v.TypeID).Name + "=" + v.String()
+		}
+		got = append(got, line)
+		return nil
+	}
+	const n = 4
+	done := make(chan struct{})
+	go func() {
+		ran := make(chan bool)
+		for i := 0; i < n; i++ {
+			go func() {
+				for k := 0; k < 30; k++ {
+					fibHooked(12)
+					echo(uint64(k), int64(-i), strings.Repeat("x", k))
+				}
+				ran <- true
+			}()
+		}
+		for i := 0; i < n; i++ {
+			<-ran
+		}
+		close(done)
+	}()
+	polls := 0
+	for running := true; running; {
+		select {
+		case <-done:
+			running = false
+		default:
+		}
+		k, err := f.Poll(false, collect)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k > 0 {
+			polls++
+		}
+	}
+	if _, err := f.Poll(true, collect); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := instrument.ReadTrace(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, r := range tr.Records {
+		line := fmt.Sprint(r.Seq, r.Kind, r.Goid, r.Site, r.PC, r.Off)
+		for _, v := range r.Values {
+			line += " " + v.Type.Name + "=" + v.String()
+		}
+		want = append(want, line)
+	}
+	// fib(12): 465 calls; echo: 1; a goroutine's record.
+	if len(want) != n*(30*2*466+1) {
+		t.Errorf("%d records in the file, want %d", len(want), n*(30*2*466+1))
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d records read live, %d after", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("record %d read live: %s\nafter: %s", i, got[i], want[i])
+		}
+	}
+	if polls < 2 {
+		t.Errorf("the records came in %d polls, want several while they were written", polls)
+	}
+	t.Logf("%d records in %d polls", len(got), polls)
+}
+
 // checkFirstPass checks the counts and spawns of OpenFile's first pass
 // (from the chunks' headers mostly) against the records read.
 func checkFirstPass(t *testing.T, path string, tr *instrument.Trace) {
@@ -319,7 +413,10 @@ func TestDamagedFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	end := hdrSize + bytes.IndexByte(data[hdrSize:], 0) // the records of the first chunk
+	// The records of the first goroutine's chunk (after the control
+	// chunk) end at its header's end.
+	first := data[chunkSize : 2*chunkSize]
+	end := chunkSize + int((*chunkHdr)(unsafe.Pointer(&first[0])).end)
 	bad := path + ".bad"
 	for cut := 0; cut < end+2; cut += 3 {
 		b := append([]byte(nil), data[:cut]...)
@@ -330,9 +427,9 @@ func TestDamagedFile(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for k := 0; k < 500; k++ {
-		b := append([]byte(nil), data[:chunkSize]...)
+		b := append([]byte(nil), data[:2*chunkSize]...)
 		for j := 0; j < 3; j++ {
-			b[rng.IntN(end)] = byte(rng.Uint32())
+			b[chunkSize+rng.IntN(end-chunkSize)] = byte(rng.Uint32())
 		}
 		if err := os.WriteFile(bad, b, 0o644); err != nil {
 			t.Fatal(err)
@@ -421,7 +518,12 @@ func TestPadding(t *testing.T) {
 	if n := unsafe.Sizeof(G{}); n%cacheLine != 0 {
 		t.Errorf("G takes %d bytes, not a multiple of %d", n, cacheLine)
 	}
-	if off := unsafe.Offsetof(seq.Uint64); off != cacheLine || unsafe.Sizeof(seq) != off+cacheLine {
-		t.Errorf("the sequence number at %d of %d bytes, want a line of its own", off, unsafe.Sizeof(seq))
+	// The record counter's line in the control chunk holds nothing else:
+	// the header ends before it, and nothing is written after it.
+	if ctlSeq%cacheLine != 0 || ctlSeq < hdrSize {
+		t.Errorf("the record counter at %d of the control chunk, want a line of its own after the header", ctlSeq)
+	}
+	if n := unsafe.Sizeof(chunkHdr{}); n != hdrSize {
+		t.Errorf("a chunk header takes %d bytes, want %d", n, hdrSize)
 	}
 }
