@@ -20,20 +20,43 @@ func (r *Recording) Spill(path string, frames, values, text int) error {
 }
 
 // OffHeap places the recording's frame rows, callee lists, value rows and
-// value text in anonymous memory outside the Go heap, sized as Spill does.
-// A recorder that knows the size of its index before it builds it calls it
-// first: tens of megabytes allocated on the heap at once would be zeroed
-// by the runtime after the kernel, and make the garbage collector mark the
-// index again and again as it is filled. The memory is prefaulted in the
-// background, ahead of the rows being written.
+// value text in anonymous memory outside the Go heap, sized as Spill does
+// at first: frame rows and value rows grow past that (their mappings are
+// remapped larger), the rest goes to the heap. A recorder that adds frames
+// by the million calls it first: tens of megabytes allocated on the heap
+// would be zeroed by the runtime after the kernel, and make the garbage
+// collector mark the index again and again as it is filled. The memory
+// first asked for is prefaulted in the background, ahead of the rows
+// written.
 func (r *Recording) OffHeap(frames, values, text int) error {
 	return r.mapIndex("", frames, values, text)
+}
+
+// mapping is the memory of a mapped index (see Spill and OffHeap),
+// unmapped when the recording is collected: frame rows, value rows, and
+// the rest (callee lists and text). rows and vals are mappings of their
+// own when anonymous, which grow; a file's are parts of one mapping, all.
+type mapping struct {
+	rows, vals, rest []byte
+	all              []byte
+}
+
+func (m *mapping) unmap() {
+	if m.all != nil {
+		unmap(m.all)
+		return
+	}
+	for _, b := range [][]byte{m.rows, m.vals, m.rest} {
+		if b != nil {
+			unmap(b)
+		}
+	}
 }
 
 // mapIndex maps the index in a file at path, or in anonymous memory if
 // path is "".
 func (r *Recording) mapIndex(path string, frames, values, text int) error {
-	if len(r.rows) > 0 || r.mapped {
+	if len(r.rows) > 0 || r.mem != nil {
 		return fmt.Errorf("mapping the index of a recording that already has frames")
 	}
 	// Room past the counts: a run killed mid-record can count one
@@ -45,62 +68,83 @@ func (r *Recording) mapIndex(path string, frames, values, text int) error {
 	rowBytes := frames * int(unsafe.Sizeof(row{}))
 	valBytes := values * int(unsafe.Sizeof(vrow{}))
 	kidBytes := frames * 4
-	size := rowBytes + valBytes + kidBytes + text
-	if size == 0 {
-		return nil
-	}
-	var m []byte
+	m := &mapping{}
 	var err error
-	if path == "" {
-		m, err = mapAnon(size)
+	if path != "" {
+		if m.all, err = mapFile(path, rowBytes+valBytes+kidBytes+text); err == nil {
+			m.rows, m.vals, m.rest = m.all[:rowBytes], m.all[rowBytes:rowBytes+valBytes], m.all[rowBytes+valBytes:]
+		}
 	} else {
-		m, err = mapFile(path, size)
+		if m.rows, err = mapAnon(rowBytes); err == nil {
+			if m.vals, err = mapAnon(valBytes); err == nil {
+				m.rest, err = mapAnon(kidBytes + text)
+			}
+		}
 	}
 	if err != nil {
 		if path == "" {
+			m.unmap()
 			return fmt.Errorf("mapping memory for the index: %w", err)
 		}
 		return fmt.Errorf("spilling the index to %s: %w", path, err)
 	}
-	// Rows and value rows are 8-byte aligned (the mapping is page
-	// aligned, the sizes are multiples of 8); then the callee lists (4),
-	// then the text.
-	r.rows = unsafe.Slice((*row)(unsafe.Pointer(&m[0])), frames)[:0]
-	off := rowBytes
-	r.vals = unsafe.Slice((*vrow)(unsafe.Pointer(&m[off])), values)[:0]
-	off += valBytes
-	if frames > 0 {
-		r.kids = unsafe.Slice((*int32)(unsafe.Pointer(&m[off])), frames)[:0]
+	// The mappings are page aligned: rows and value rows are 8-byte
+	// aligned; the callee lists (4) start the rest, then the text.
+	r.rows = unsafe.Slice((*row)(unsafe.Pointer(&m.rows[0])), frames)[:0]
+	r.vals = unsafe.Slice((*vrow)(unsafe.Pointer(&m.vals[0])), values)[:0]
+	r.kids = unsafe.Slice((*int32)(unsafe.Pointer(&m.rest[0])), frames)[:0]
+	for off := kidBytes; off < len(m.rest); off += textBlock {
+		end := min(off+textBlock, len(m.rest))
+		r.spare = append(r.spare, m.rest[off:off:end])
 	}
-	off += kidBytes
-	for ; off < size; off += textBlock {
-		end := min(off+textBlock, size)
-		r.spare = append(r.spare, m[off:off:end])
-	}
-	r.mapped, r.spilled = true, path != ""
+	r.mem = m
 	if path == "" {
 		// Rows and value rows are written side by side, at about the
 		// same pace: their pages are faulted in turn.
+		rows, vals := m.rows, m.vals
 		go func() {
 			const parts = 32
-			rs, vs := rowBytes/parts, valBytes/parts
+			rs, vs := len(rows)/parts, len(vals)/parts
 			for i := range parts {
-				prefault(m[i*rs : (i+1)*rs])
-				prefault(m[rowBytes+i*vs : rowBytes+(i+1)*vs])
+				prefault(rows[i*rs : (i+1)*rs])
+				prefault(vals[i*vs : (i+1)*vs])
 			}
-			runtime.KeepAlive(r) // m stays mapped
+			runtime.KeepAlive(r) // the mappings stay
 		}()
 	}
-	runtime.AddCleanup(r, func(m []byte) { unmap(m) }, m)
+	runtime.AddCleanup(r, (*mapping).unmap, m)
 	return nil
 }
 
+// growRows makes room for a frame row more in an index off the heap, by
+// remapping the rows twice as large (without that, or if that fails,
+// append moves the rows to the heap). No prefault: the recorder writes
+// them as they come.
+func (r *Recording) growRows() {
+	if m := r.mem; m != nil && m.all == nil {
+		if b, err := remap(m.rows, 2*len(m.rows)); err == nil {
+			m.rows = b
+			r.rows = unsafe.Slice((*row)(unsafe.Pointer(&b[0])), len(b)/int(unsafe.Sizeof(row{})))[:len(r.rows)]
+		}
+	}
+}
+
+// growVals is growRows for the value rows.
+func (r *Recording) growVals() {
+	if m := r.mem; m != nil && m.all == nil {
+		if b, err := remap(m.vals, 2*len(m.vals)); err == nil {
+			m.vals = b
+			r.vals = unsafe.Slice((*vrow)(unsafe.Pointer(&b[0])), len(b)/int(unsafe.Sizeof(vrow{})))[:len(r.vals)]
+		}
+	}
+}
+
 // Spilled reports whether the index is in a mapped file (see Spill).
-func (r *Recording) Spilled() bool { return r.spilled }
+func (r *Recording) Spilled() bool { return r.mem != nil && r.mem.all != nil }
 
 // IsOffHeap reports whether the index is outside the Go heap (see Spill
 // and OffHeap).
-func (r *Recording) IsOffHeap() bool { return r.mapped }
+func (r *Recording) IsOffHeap() bool { return r.mem != nil }
 
 // mapFile maps a new file of size bytes at path, read-write and shared,
 // and removes the file.

@@ -18,3 +18,7 @@ func mapAnon(int) ([]byte, error) {
 func unmap([]byte) {}
 
 func prefault([]byte) {}
+
+func remap([]byte, int) ([]byte, error) {
+	return nil, errors.New("mapping memory is supported on unix systems only")
+}

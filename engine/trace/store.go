@@ -177,10 +177,9 @@ type store struct {
 	// pendingCaller (Add), and, after Index, of frames whose caller is
 	// not in the recording.
 	callers map[int32]FID
-	// mapped is set when rows, kids, vals and text are mapped (Spill,
-	// OffHeap), unmapped when the recording is collected; spilled when
-	// the mapping is a file's.
-	mapped, spilled bool
+	// mem is set when rows, kids, vals and text are mapped (Spill,
+	// OffHeap).
+	mem *mapping
 }
 
 // GoroutineStart is a goroutine of the run and its first recorded frame.
@@ -303,6 +302,9 @@ func (r *Recording) Enter(e *Entry) int {
 	if e.Indirect {
 		w.flags |= flagIndirect
 	}
+	if len(r.rows) == cap(r.rows) {
+		r.growRows()
+	}
 	r.rows = append(r.rows, w)
 	r.indexed = false
 	return seq
@@ -412,7 +414,7 @@ func (r *Recording) AppendValue(name, typ Str, k Kind, text []byte, n, c int64, 
 	if cut {
 		v.flags |= valCut
 	}
-	r.vals = append(r.vals, v)
+	r.addVal(v)
 }
 
 // AppendInt adds a value of kind KindInt (see AttachValues) whose text
@@ -440,7 +442,7 @@ func (r *Recording) AppendBool(name, typ Str, b bool) {
 
 // appendBits adds a value row with valBits: kind is its kindCode.
 func (r *Recording) appendBits(name, typ Str, kind uint8, x uint64) {
-	r.vals = append(r.vals, vrow{name: uint32(name), typ: uint32(typ), text: uint32(x), size: uint32(x >> 32),
+	r.addVal(vrow{name: uint32(name), typ: uint32(typ), text: uint32(x), size: uint32(x >> 32),
 		kind: kind, flags: valBits})
 }
 
@@ -454,6 +456,14 @@ func (r *Recording) AppendInterned(name, typ Str, k Kind, text Str, n, c int64, 
 	}
 	if cut {
 		v.flags |= valCut
+	}
+	r.addVal(v)
+}
+
+// addVal appends a value row.
+func (r *Recording) addVal(v vrow) {
+	if len(r.vals) == cap(r.vals) {
+		r.growVals()
 	}
 	r.vals = append(r.vals, v)
 }
@@ -480,7 +490,7 @@ func (r *Recording) appendValues(vs []Value) (uint32, uint16) {
 			}
 			r.deep[uint32(len(r.vals))] = &deepValue{children: v.Children, err: v.Error, kind: v.Kind}
 		}
-		r.vals = append(r.vals, w)
+		r.addVal(w)
 	}
 	return first, uint16(len(r.vals) - int(first))
 }
@@ -721,7 +731,7 @@ func (r *Recording) Children(seq int) []int32 {
 	if !r.indexed || seq < 0 || seq >= len(r.rows) {
 		return nil
 	}
-	if r.mapped {
+	if r.mem != nil {
 		return slices.Clone(r.kidsOf(seq))
 	}
 	return r.kidsOf(seq)
@@ -784,7 +794,7 @@ func (r *Recording) Keep(keep []bool) {
 	r.vals = make([]vrow, 0, len(old.vals)*n/max(1, len(old.rows)))
 	// On the heap from now on (a spilled recording's mapping stays until
 	// the recording is collected).
-	r.text, r.spare, r.kids, r.lens, r.mapped, r.spilled = nil, nil, nil, nil, false, false
+	r.text, r.spare, r.kids, r.lens, r.mem = nil, nil, nil, nil, nil
 	r.deep, r.panics, r.spawnSeq, r.callers = nil, nil, nil, nil
 	// fix points value k, copied from old's value j, at what it has
 	// outside the row.

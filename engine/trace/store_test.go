@@ -198,7 +198,8 @@ func TestStoreSpill(t *testing.T) {
 		{"off the heap", (*Recording).OffHeap, false},
 	} {
 		r := &Recording{}
-		// Sized for 100 frames (and 64 more): the last 137 go to the heap.
+		// Sized for 100 frames (and 64 more): the last 137 go to the heap
+		// (spilled) or to a larger mapping (off the heap).
 		if err := tc.place(r, 100, 400, 2000); err != nil {
 			t.Fatal(err)
 		}
@@ -209,6 +210,12 @@ func TestStoreSpill(t *testing.T) {
 			r.Add(f)
 		}
 		r.Index()
+		// Off the heap, rows and value rows grow in their mappings.
+		inRows := unsafe.SliceData(r.rows) == (*row)(unsafe.Pointer(unsafe.SliceData(r.mem.rows)))
+		inVals := unsafe.SliceData(r.vals) == (*vrow)(unsafe.Pointer(unsafe.SliceData(r.mem.vals)))
+		if grown := inRows && inVals; grown == tc.spilled {
+			t.Errorf("%s: rows in the mapping %v, value rows %v", tc.name, inRows, inVals)
+		}
 		full := Value{Name: "s", Type: "string", Kind: KindString, Text: `"filled in"`, Len: 9}
 		r.SetArg(7, 0, full)
 		want := NewRecording(frames...)

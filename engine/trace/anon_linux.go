@@ -19,3 +19,9 @@ func prefault(m []byte) {
 }
 
 const pageSize = 4096
+
+// remap moves the anonymous mapping m to one of size bytes, keeping its
+// contents (the kernel moves the pages, it does not copy them).
+func remap(m []byte, size int) ([]byte, error) {
+	return unix.Mremap(m, size, unix.MREMAP_MAYMOVE)
+}

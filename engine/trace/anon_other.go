@@ -1,0 +1,17 @@
+//go:build unix && !linux
+
+package trace
+
+func prefault([]byte) {}
+
+// remap moves the anonymous mapping m to one of size bytes, keeping its
+// contents.
+func remap(m []byte, size int) ([]byte, error) {
+	b, err := mapAnon(size)
+	if err != nil {
+		return nil, err
+	}
+	copy(b, m)
+	unmap(m)
+	return b, nil
+}
