@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -117,16 +117,18 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 		_ = stderr.String()
 		return nil, fmt.Errorf("starting %s: %w", in.path, err)
 	}
-	// The binary's symbols load while the target runs.
-	type symbols struct {
-		t   *gosym.Table
-		err error
-	}
-	syms := make(chan symbols, 1)
+	// The binary's symbols load while the target starts.
+	loaded := make(chan struct{})
+	var symtab *gosym.Table
+	var symErr error
 	go func() {
-		t, err := loadSymbols(in.path)
-		syms <- symbols{t, err}
+		symtab, symErr = loadSymbols(in.path)
+		close(loaded)
 	}()
+	syms := func() (*gosym.Table, error) {
+		<-loaded
+		return symtab, symErr
+	}
 	done := make(chan struct{})
 	go func() {
 		select {
@@ -136,9 +138,34 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 		case <-done:
 		}
 	}()
-	waitErr := cmd.Wait()
-	close(done)
-	ended := time.Now()
+	var waitErr error
+	var ended time.Time
+	exited := make(chan struct{})
+	go func() {
+		waitErr = cmd.Wait()
+		ended = time.Now()
+		close(done)
+		close(exited)
+	}()
+	// The index is built as the records are written (the target runs on
+	// another core), unless it grows past the size it would be spilled
+	// at: it is then built again after the run, in a mapped file.
+	above := opts.SpillAbove
+	if above == 0 {
+		above = DefaultSpillAbove
+	}
+	b, t, err := indexLive(records, in, lim, syms, exited, above)
+	if err != nil {
+		<-exited
+		return nil, err
+	}
+	if b == nil {
+		<-exited
+		if b, t, err = indexAfter(records, in, lim, syms, filepath.Join(work, "adi-index"), above); err != nil {
+			return nil, err
+		}
+	}
+	defer t.Close()
 	status := 0
 	if waitErr != nil {
 		var ee *exec.ExitError
@@ -146,39 +173,6 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 			return nil, fmt.Errorf("running %s: %w", in.path, waitErr)
 		}
 		status = ee.ExitCode()
-	}
-	t, err := instrument.Open(records)
-	if err != nil {
-		return nil, err
-	}
-	defer t.Close()
-	sy := <-syms
-	if sy.err != nil {
-		return nil, fmt.Errorf("reading the instrumented binary's symbols: %w", sy.err)
-	}
-	b := &builder{
-		bi: sy.t, file: t, sites: in.sites, lim: lim,
-		rec:      &trace.Recording{},
-		counts:   map[string]*int{},
-		stacks:   map[int64]*gstack{},
-		siteFn:   make([]siteFn, len(in.sites)),
-		siteExit: make([]siteFn, len(in.sites)),
-		ginfo:    map[int64]*instrument.Record{},
-		spawnOf:  map[int64]uint64{},
-		spawnAt:  map[uint64]ispawn{},
-		fns:      map[uint64]*ifn{},
-		pos:      map[uint64]posID{},
-		argNames: make([][]trace.Str, len(in.sites)),
-		resNames: make([][]trace.Str, len(in.sites)),
-	}
-	defer lessGC()()
-	if err := placeIndex(b.rec, filepath.Join(work, "adi-index"), t.Enters, t.Values, opts.SpillAbove); err != nil {
-		return nil, err
-	}
-	b.rec.Grow(t.Enters, t.Values)
-	b.matchSpawns(t.Spawns)
-	if err := t.Each(func(r *instrument.Record) error { b.event(r); return nil }); err != nil {
-		return nil, err
 	}
 	// The records are all read: unmapping and closing the file frees its
 	// pages, which takes milliseconds for a large run, done while the
@@ -195,6 +189,115 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 		*opts.Times = RecordTimes{Run: ended.Sub(start), Index: time.Since(ended)}
 	}
 	return b.rec, nil
+}
+
+// symbols returns the instrumented binary's function and line tables,
+// once they are read.
+type symbols func() (*gosym.Table, error)
+
+// newBuilder returns a builder of the index of the records of f.
+func newBuilder(in *instrumented, lim Limits, syms symbols, f *instrument.File) (*builder, error) {
+	bi, err := syms()
+	if err != nil {
+		return nil, fmt.Errorf("reading the instrumented binary's symbols: %w", err)
+	}
+	return &builder{
+		bi: bi, file: f, sites: in.sites, lim: lim,
+		rec:      &trace.Recording{},
+		counts:   map[string]*int{},
+		stacks:   map[int64]*gstack{},
+		siteFn:   make([]siteFn, len(in.sites)),
+		siteExit: make([]siteFn, len(in.sites)),
+		ginfo:    map[int64]*instrument.Record{},
+		spawnAt:  map[uint64]ispawn{},
+		gos:      map[spawnKey][]uint64{},
+		kids:     map[spawnKey][]int64{},
+		started:  map[spawnKey]int{},
+		first:    map[int64]int{},
+		fns:      map[uint64]*ifn{},
+		pos:      map[uint64]posID{},
+		argNames: make([][]trace.Str, len(in.sites)),
+		resNames: make([][]trace.Str, len(in.sites)),
+	}, nil
+}
+
+// indexLive builds the index from the records as the target writes them,
+// until the target has exited (exited is closed) and every record is read.
+// It returns a nil builder if the index grew past above bytes (which it
+// keeps out of memory: see indexAfter).
+func indexLive(records *os.File, in *instrumented, lim Limits, syms symbols, exited <-chan struct{}, above int64) (*builder, *instrument.File, error) {
+	t, err := instrument.OpenLive(records, maxRecordFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := newBuilder(in, lim, syms, t)
+	if err != nil {
+		t.Close()
+		return nil, nil, err
+	}
+	defer lessGC()()
+	if err := b.rec.OffHeap(liveFrames, 2*liveFrames, 0); err != nil {
+		t.Close()
+		return nil, nil, err
+	}
+	event := func(r *instrument.Record) error { b.event(r); return nil }
+	for {
+		select {
+		case <-exited:
+			if _, err := t.Poll(true, event); err != nil {
+				t.Close()
+				return nil, nil, err
+			}
+			return b, t, nil
+		default:
+		}
+		n, err := t.Poll(false, event)
+		if err != nil {
+			t.Close()
+			return nil, nil, err
+		}
+		if above >= 0 && indexSize(b.rec.Len(), int(b.rec.Values())) > above {
+			t.Close()
+			return nil, nil, nil
+		}
+		if n == 0 {
+			time.Sleep(pollIdle)
+		}
+	}
+}
+
+const (
+	// liveFrames is the number of frames the index of a run is first
+	// given room for (it grows from there).
+	liveFrames = 16 << 10
+	// pollIdle is how long the index waits for the target's next records
+	// when it has read all those written.
+	pollIdle = 100 * time.Microsecond
+)
+
+// indexAfter builds the index of the records in a mapped file, once the
+// target has exited.
+func indexAfter(records *os.File, in *instrumented, lim Limits, syms symbols, path string, above int64) (*builder, *instrument.File, error) {
+	t, err := instrument.Open(records)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := newBuilder(in, lim, syms, t)
+	if err != nil {
+		t.Close()
+		return nil, nil, err
+	}
+	defer lessGC()()
+	if err := placeIndex(b.rec, path, t.Enters, t.Values, above); err != nil {
+		t.Close()
+		return nil, nil, err
+	}
+	b.rec.Grow(t.Enters, t.Values)
+	if err := t.Each(func(r *instrument.Record) error { b.event(r); return nil }); err != nil {
+		t.Close()
+		return nil, nil, err
+	}
+	return b, t, nil
 }
 
 // maxRecordFile bounds the target's record file: the runtime stops
@@ -246,10 +349,7 @@ func placeIndex(rec *trace.Recording, path string, frames, values int, above int
 	if above == 0 {
 		above = DefaultSpillAbove
 	}
-	// A row, a callee and a per-function entry a frame; a row and some
-	// text a value (see trace/store.go).
-	const frameBytes, valueBytes, textBytes = 56, 24, 8
-	size := int64(frames)*frameBytes + int64(values)*(valueBytes+textBytes)
+	size := indexSize(frames, values)
 	switch {
 	case above >= 0 && size > above:
 		return rec.Spill(path, frames, values, values*textBytes)
@@ -262,6 +362,17 @@ func placeIndex(rec *trace.Recording, path string, frames, values int, above int
 // offHeapAbove is the size of index above which it is built outside the
 // Go heap.
 const offHeapAbove = 1 << 20
+
+// indexSize is about the size of the index of frames frames and values
+// values: a row, a callee and a per-function entry a frame; a row and some
+// text a value (see trace/store.go).
+func indexSize(frames, values int) int64 {
+	const frameBytes, valueBytes = 56, 24
+	return int64(frames)*frameBytes + int64(values)*(valueBytes+textBytes)
+}
+
+// textBytes is the value text a value is given room for.
+const textBytes = 8
 
 // gcRaised counts the index builds running with the garbage collector's
 // target raised (see lessGC).
@@ -327,10 +438,15 @@ type builder struct {
 	panicking map[int64][]int
 	// panicked lists the frames that panicked, in order of exit.
 	panicked []int
-	// spawnOf gives the go statement (its record's Seq) that created a
-	// goroutine; spawnAt the spawn that record made.
-	spawnOf map[int64]uint64
+	// spawnAt is the spawn a go statement's record (by Seq) made; gos
+	// the records of the go statements by parent and line, kids the
+	// goroutines they created by their first record, started how many
+	// of them have a first frame, and first that frame by goroutine.
 	spawnAt map[uint64]ispawn
+	gos     map[spawnKey][]uint64
+	kids    map[spawnKey][]int64
+	started map[spawnKey]int
+	first   map[int64]int
 	// siteIDs caches callPosID's ids by PC, direct-mapped: a map lookup
 	// per frame costs more than the rest of its entry.
 	siteIDs [256]struct {
@@ -339,36 +455,30 @@ type builder struct {
 	}
 }
 
-// matchSpawns pairs the goroutines with the go statements that created
-// them. A goroutine knows its parent and the line of the go statement, not
-// which execution of it: the executions of one go statement by one parent
-// are paired in order with its goroutines in order of their ids, which the
-// runtime hands out in order of creation.
-func (b *builder) matchSpawns(recs []instrument.Record) {
-	type key struct {
-		parent int64
-		site   string
-	}
-	gos := map[key][]uint64{}
-	kids := map[key][]int64{}
-	for i := range recs {
-		r := &recs[i]
-		switch r.Kind {
-		case instrument.RecGo:
-			k := key{r.Goid, b.callPos(r.PC).String()}
-			gos[k] = append(gos[k], r.Seq)
-		case instrument.RecGInfo:
-			if r.Parent > 0 {
-				k := key{r.Parent, r.CreatorSite}
-				kids[k] = append(kids[k], r.Goid)
-			}
-		}
-	}
-	for k, ids := range kids {
-		sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+// spawnKey is a go statement: the goroutine that ran it and its line.
+type spawnKey struct {
+	parent int64
+	site   string
+}
+
+// fixSpawns pairs the goroutines with the go statements that created
+// them, and corrects the links of their first frames. A goroutine knows its
+// parent and the line of the go statement, not which execution of it: the
+// executions of one go statement by one parent are paired in order with
+// its goroutines in order of their ids, which the runtime hands out in
+// order of creation. The first frames were linked in order of their entry
+// (see spawned), which differs where goroutines started out of order.
+func (b *builder) fixSpawns() {
+	for k, ids := range b.kids {
+		slices.Sort(ids)
 		for j, id := range ids {
-			if j < len(gos[k]) {
-				b.spawnOf[id] = gos[k][j]
+			seq, ok := b.first[id]
+			if !ok || j >= len(b.gos[k]) {
+				continue
+			}
+			p := b.spawnAt[b.gos[k][j]]
+			if b.rec.ParentOf(seq) != p.by || b.rec.RunOrderOf(seq) != p.seq {
+				b.rec.SetSpawn(seq, p.by, p.site, p.seq)
 			}
 		}
 	}
@@ -518,12 +628,18 @@ func (b *builder) event(r *instrument.Record) {
 	case instrument.RecGInfo:
 		c := *r // r is only valid during the call
 		b.ginfo[r.Goid] = &c
+		if r.Parent > 0 {
+			k := spawnKey{r.Parent, r.CreatorSite}
+			b.kids[k] = append(b.kids[k], r.Goid)
+		}
 	case instrument.RecGo:
 		st := b.stack(r.Goid).open
 		if len(st) == 0 {
 			return
 		}
 		b.spawnAt[r.Seq] = ispawn{by: st[len(st)-1].frame, seq: b.next(), site: b.callSiteID(r.PC)}
+		k := spawnKey{r.Goid, b.callPos(r.PC).String()}
+		b.gos[k] = append(b.gos[k], r.Seq)
 	case instrument.RecEnter:
 		b.enter(r)
 	case instrument.RecExit:
@@ -576,6 +692,9 @@ func (b *builder) enter(r *instrument.Record) {
 		b.spawned(&e, gi)
 	}
 	seq := b.rec.Enter(&e)
+	if e.Spawn {
+		b.first[r.Goid] = seq
+	}
 	if site := r.Site; site >= 0 && site < len(b.sites) {
 		if len(r.Values) > 0 {
 			first := b.rec.Values()
@@ -604,14 +723,19 @@ func (b *builder) intern(c [][]trace.Str, site int, names []string) {
 }
 
 // spawned links the first frame of a goroutine to the frame that created
-// the goroutine: the go statement recorded in the parent at the creator's
-// line, or the innermost open frame of the parent when library code (t.Run)
-// ran the go statement.
+// the goroutine: a go statement recorded in the parent at the creator's
+// line (the first of them not paired yet: fixSpawns pairs them exactly at
+// the end), or the innermost open frame of the parent when library code
+// (t.Run) ran the go statement.
 func (b *builder) spawned(e *trace.Entry, gi *instrument.Record) {
 	if gi.Parent <= 0 {
 		return
 	}
-	if p, ok := b.spawnAt[b.spawnOf[gi.Goid]]; ok {
+	k := spawnKey{gi.Parent, gi.CreatorSite}
+	j := b.started[k]
+	b.started[k]++
+	if gos := b.gos[k]; j < len(gos) {
+		p := b.spawnAt[gos[j]]
 		e.Parent = p.by
 		e.CallSite = p.site
 		e.Spawn = true
@@ -884,6 +1008,7 @@ func (b *builder) finish(status int, ctxErr error, timeout time.Duration, stdout
 		}
 	}
 	out.FailedTests = failedTests(stdout)
+	b.fixSpawns()
 	b.limit()
 	b.rec.Index()
 }

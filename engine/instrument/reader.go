@@ -431,18 +431,20 @@ func (f *File) Poll(final bool, fn func(*Record) error) (int, error) {
 	w := uint64(math.MaxUint64)
 	size := len(f.data)
 	if f.fd != nil {
-		if len(f.data) < chunkSize {
-			return 0, nil
+		if f.Bytes < chunkSize {
+			// The control chunk is not there yet (past the file's end,
+			// the mapping cannot be read).
+			if err := f.stat(); err != nil || f.Bytes < chunkSize {
+				return 0, err
+			}
 		}
 		if !final {
 			w = atomic.LoadUint64((*uint64)(unsafe.Pointer(&f.data[ctlSeq])))
 		}
-		fi, err := f.fd.Stat()
-		if err != nil {
-			return 0, fmt.Errorf("reading the record file: %w", err)
+		if err := f.stat(); err != nil {
+			return 0, err
 		}
-		size = min(int(fi.Size()), len(f.data))
-		f.Bytes = int64(size)
+		size = int(f.Bytes)
 	}
 	// The chunks the file grew by. A partial one (the stop record past
 	// the end) is read once the target has ended.
@@ -499,6 +501,17 @@ func (f *File) Poll(final bool, fn func(*Record) error) (int, error) {
 	}
 	f.scan = keep
 	return f.merge(w, fn)
+}
+
+// stat reads the size of a file being written into f.Bytes (as much as
+// is mapped).
+func (f *File) stat() error {
+	fi, err := f.fd.Stat()
+	if err != nil {
+		return fmt.Errorf("reading the record file: %w", err)
+	}
+	f.Bytes = min(fi.Size(), int64(len(f.data)))
+	return nil
 }
 
 // merge hands over the records of the cursors in the heap numbered up to

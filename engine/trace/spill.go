@@ -33,12 +33,12 @@ func (r *Recording) OffHeap(frames, values, text int) error {
 }
 
 // mapping is the memory of a mapped index (see Spill and OffHeap),
-// unmapped when the recording is collected: frame rows, value rows, and
-// the rest (callee lists and text). rows and vals are mappings of their
-// own when anonymous, which grow; a file's are parts of one mapping, all.
+// unmapped when the recording is collected: frame rows, value rows,
+// callee lists and text. They are mappings of their own when anonymous
+// (all but the text grow); a file's are parts of one mapping, all.
 type mapping struct {
-	rows, vals, rest []byte
-	all              []byte
+	rows, vals, kids, text []byte
+	all                    []byte
 }
 
 func (m *mapping) unmap() {
@@ -46,7 +46,7 @@ func (m *mapping) unmap() {
 		unmap(m.all)
 		return
 	}
-	for _, b := range [][]byte{m.rows, m.vals, m.rest} {
+	for _, b := range [][]byte{m.rows, m.vals, m.kids, m.text} {
 		if b != nil {
 			unmap(b)
 		}
@@ -72,12 +72,16 @@ func (r *Recording) mapIndex(path string, frames, values, text int) error {
 	var err error
 	if path != "" {
 		if m.all, err = mapFile(path, rowBytes+valBytes+kidBytes+text); err == nil {
-			m.rows, m.vals, m.rest = m.all[:rowBytes], m.all[rowBytes:rowBytes+valBytes], m.all[rowBytes+valBytes:]
+			m.rows, m.vals = m.all[:rowBytes], m.all[rowBytes:rowBytes+valBytes]
+			m.kids, m.text = m.all[rowBytes+valBytes:][:kidBytes], m.all[rowBytes+valBytes+kidBytes:]
 		}
 	} else {
-		if m.rows, err = mapAnon(rowBytes); err == nil {
-			if m.vals, err = mapAnon(valBytes); err == nil {
-				m.rest, err = mapAnon(kidBytes + text)
+		for _, c := range []struct {
+			m    *[]byte
+			size int
+		}{{&m.rows, rowBytes}, {&m.vals, valBytes}, {&m.kids, kidBytes}, {&m.text, text}} {
+			if *c.m, err = mapAnon(c.size); err != nil {
+				break
 			}
 		}
 	}
@@ -88,14 +92,14 @@ func (r *Recording) mapIndex(path string, frames, values, text int) error {
 		}
 		return fmt.Errorf("spilling the index to %s: %w", path, err)
 	}
-	// The mappings are page aligned: rows and value rows are 8-byte
-	// aligned; the callee lists (4) start the rest, then the text.
+	// Rows and value rows are 8-byte aligned, callee lists 4-byte (the
+	// mappings are page aligned, the sizes multiples of 8).
 	r.rows = unsafe.Slice((*row)(unsafe.Pointer(&m.rows[0])), frames)[:0]
 	r.vals = unsafe.Slice((*vrow)(unsafe.Pointer(&m.vals[0])), values)[:0]
-	r.kids = unsafe.Slice((*int32)(unsafe.Pointer(&m.rest[0])), frames)[:0]
-	for off := kidBytes; off < len(m.rest); off += textBlock {
-		end := min(off+textBlock, len(m.rest))
-		r.spare = append(r.spare, m.rest[off:off:end])
+	r.kids = unsafe.Slice((*int32)(unsafe.Pointer(&m.kids[0])), frames)[:0]
+	for off := 0; off < len(m.text); off += textBlock {
+		end := min(off+textBlock, len(m.text))
+		r.spare = append(r.spare, m.text[off:off:end])
 	}
 	r.mem = m
 	if path == "" {
@@ -125,6 +129,17 @@ func (r *Recording) growRows() {
 		if b, err := remap(m.rows, 2*len(m.rows)); err == nil {
 			m.rows = b
 			r.rows = unsafe.Slice((*row)(unsafe.Pointer(&b[0])), len(b)/int(unsafe.Sizeof(row{})))[:len(r.rows)]
+		}
+	}
+}
+
+// growKids makes room for n callees in an index off the heap (see
+// growRows).
+func (r *Recording) growKids(n int) {
+	if m := r.mem; m != nil && m.all == nil && n > cap(r.kids) {
+		if b, err := remap(m.kids, 4*n); err == nil {
+			m.kids = b
+			r.kids = unsafe.Slice((*int32)(unsafe.Pointer(&b[0])), n)[:len(r.kids)]
 		}
 	}
 }

@@ -310,6 +310,19 @@ func (r *Recording) Enter(e *Entry) int {
 	return seq
 }
 
+// SetSpawn makes frame seq the first frame of a goroutine that frame
+// parent created, by the go statement at call site site (a PosID),
+// spawnSeq being the statement's run order (see Frame.SpawnSeq): a
+// recorder that linked the frame before it knew which go statement
+// created its goroutine corrects the link.
+func (r *Recording) SetSpawn(seq, parent int, site uint32, spawnSeq uint64) {
+	w := &r.rows[seq]
+	w.parent, w.site = int32(parent), site
+	w.flags = w.flags&^flagIndirect | flagSpawn
+	r.setSpawnSeq(seq, spawnSeq)
+	r.indexed = false
+}
+
 func (r *Recording) setSpawnSeq(seq int, s uint64) {
 	if r.spawnSeq == nil {
 		r.spawnSeq = map[int32]uint32{}
@@ -922,6 +935,7 @@ func (r *Recording) Index() {
 	for i := 1; i < len(nkids); i++ {
 		nkids[i] += nkids[i-1]
 	}
+	r.growKids(int(nkids[len(r.rows)]))
 	if cap(r.kids) >= int(nkids[len(r.rows)]) {
 		r.kids = r.kids[:nkids[len(r.rows)]]
 	} else {
