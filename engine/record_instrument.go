@@ -161,7 +161,7 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 	}
 	if b == nil {
 		<-exited
-		if b, t, err = indexAfter(records, in, lim, syms, filepath.Join(work, "adi-index"), above); err != nil {
+		if b, t, err = indexAfter(records, in, lim, syms, filepath.Join(work, "adi-index")); err != nil {
 			return nil, err
 		}
 	}
@@ -275,9 +275,9 @@ const (
 	pollIdle = 100 * time.Microsecond
 )
 
-// indexAfter builds the index of the records in a mapped file, once the
-// target has exited.
-func indexAfter(records *os.File, in *instrumented, lim Limits, syms symbols, path string, above int64) (*builder, *instrument.File, error) {
+// indexAfter builds the index of the records in a mapped file at path,
+// once the target has exited: its size is known then.
+func indexAfter(records *os.File, in *instrumented, lim Limits, syms symbols, path string) (*builder, *instrument.File, error) {
 	t, err := instrument.Open(records)
 	if err != nil {
 		return nil, nil, err
@@ -288,7 +288,7 @@ func indexAfter(records *os.File, in *instrumented, lim Limits, syms symbols, pa
 		return nil, nil, err
 	}
 	defer lessGC()()
-	if err := placeIndex(b.rec, path, t.Enters, t.Values, above); err != nil {
+	if err := b.rec.Spill(path, t.Enters, t.Values, t.Values*textBytes); err != nil {
 		t.Close()
 		return nil, nil, err
 	}
@@ -340,28 +340,6 @@ func memAvailable() int64 {
 	}
 	return 0
 }
-
-// placeIndex puts the index of frames frames and values values outside
-// the Go heap: in a mapped file at path when it would take more than above
-// bytes (see RecordOptions.SpillAbove), else in anonymous memory when it
-// takes more than offHeapAbove (see trace.Recording.OffHeap).
-func placeIndex(rec *trace.Recording, path string, frames, values int, above int64) error {
-	if above == 0 {
-		above = DefaultSpillAbove
-	}
-	size := indexSize(frames, values)
-	switch {
-	case above >= 0 && size > above:
-		return rec.Spill(path, frames, values, values*textBytes)
-	case size > offHeapAbove:
-		return rec.OffHeap(frames, values, values*textBytes)
-	}
-	return nil
-}
-
-// offHeapAbove is the size of index above which it is built outside the
-// Go heap.
-const offHeapAbove = 1 << 20
 
 // indexSize is about the size of the index of frames frames and values
 // values: a row, a callee and a per-function entry a frame; a row and some

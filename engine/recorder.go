@@ -39,9 +39,10 @@ type RecordOptions struct {
 // RecordTimes is where an instrumented recording's time went.
 type RecordTimes struct {
 	// Run is the target's process, writing its records, from its start to
-	// its end.
+	// its end. The index is built meanwhile, from the records written.
 	Run time.Duration
-	// Index is what follows: reading the records and building the index.
+	// Index is what follows: the rest of the index, built from the
+	// records not read yet, and finished.
 	Index time.Duration
 }
 

@@ -70,8 +70,8 @@ type benchResult struct {
 	InstrumentMS   *float64 `json:"instrument_ms,omitempty"`
 	InstrumentNote string   `json:"instrument_note,omitempty"`
 	// RunMS and IndexMS split InstrumentMS: the target's process writing
-	// its records, then reading them and building the index; RunX is the
-	// run alone over the native run.
+	// its records (while the index is built from them), then the rest of
+	// the index; RunX is the run over the native run.
 	RunMS   *float64 `json:"instrument_run_ms,omitempty"`
 	IndexMS *float64 `json:"instrument_index_ms,omitempty"`
 	RunX    *float64 `json:"instrument_run_x_native,omitempty"`
@@ -657,7 +657,7 @@ func writeBenchTable(w io.Writer, cfg benchConfig, results []*benchResult) {
 		}
 		notes = append(notes, build)
 		if r.RunMS != nil {
-			notes = append(notes, fmt.Sprintf("%s: instrumented recording: the target's run %s (%s native), the index %s", r.Program, fmtMS(r.RunMS), fmtX(r.RunX), fmtMS(r.IndexMS)))
+			notes = append(notes, fmt.Sprintf("%s: instrumented recording: the target's run %s (%s native), the index after it %s", r.Program, fmtMS(r.RunMS), fmtX(r.RunX), fmtMS(r.IndexMS)))
 		}
 		if r.DelveExtrapolated {
 			notes = append(notes, fmt.Sprintf("%s: * Delve extrapolated from bounded runs: %d frames in %s, 1 frame in %s (fixed cost), to %d frames", r.Program, r.DelveFrames, fmtMS(r.DelveBoundedMS), fmtMS(r.DelveFixedMS), r.Frames))

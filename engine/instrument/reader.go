@@ -351,7 +351,7 @@ type cursor struct {
 }
 
 func (f *File) cursor(start int) *cursor {
-	end := min(start+chunkSize, len(f.data))
+	end := min(start+chunkSize, len(f.data), int(f.Bytes))
 	b := padded(f.data[start:end])
 	bound := min(int(binary.LittleEndian.Uint32(b[hdrEnd:])), len(b))
 	return &cursor{d: decoder{b: b, i: hdrSize, sitePC: &f.sitePC}, start: start, bound: bound, path: f.path}

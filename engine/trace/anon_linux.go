@@ -18,8 +18,6 @@ func prefault(m []byte) {
 	unix.Madvise(m[:len(m)&^(pageSize-1)], unix.MADV_POPULATE_WRITE)
 }
 
-const pageSize = 4096
-
 // remap moves the anonymous mapping m to one of size bytes, keeping its
 // contents (the kernel moves the pages, it does not copy them).
 func remap(m []byte, size int) ([]byte, error) {

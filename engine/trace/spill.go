@@ -154,6 +154,10 @@ func (r *Recording) growVals() {
 	}
 }
 
+// pageSize is the size of the pages of a mapping: the least memory a
+// mapping touched takes.
+const pageSize = 4096
+
 // Spilled reports whether the index is in a mapped file (see Spill).
 func (r *Recording) Spilled() bool { return r.mem != nil && r.mem.all != nil }
 

@@ -640,12 +640,22 @@ func (r *Recording) All(yield func(*Frame) bool) {
 	}
 }
 
+// held is the memory a column of n elements of size bytes, with room for
+// c, takes: in the heap, its capacity; mapped, the pages it wrote (those
+// past them are never touched).
+func (r *Recording) held(n, c, size int) int {
+	if r.mem != nil {
+		return (n*size + pageSize - 1) &^ (pageSize - 1)
+	}
+	return c * size
+}
+
 // IndexBytes is what the index takes in memory, its values apart (see
 // ValueBytes): the rows, the callee and per-function lists, the interned
 // names and positions, and the side tables (map entries counted at their
 // keys' and values' size, buckets aside).
 func (r *Recording) IndexBytes() int {
-	n := cap(r.rows)*int(unsafe.Sizeof(row{})) + cap(r.kids)*4
+	n := r.held(len(r.rows), cap(r.rows), int(unsafe.Sizeof(row{}))) + r.held(len(r.kids), cap(r.kids), 4)
 	for i := range r.funcs {
 		n += int(unsafe.Sizeof(r.funcs[i])) + len(r.funcs[i].name) + len(r.funcs[i].decl.File) + cap(r.funcs[i].frames)*4
 	}
@@ -663,9 +673,9 @@ func (r *Recording) IndexBytes() int {
 // ValueBytes is what the recorded values take in memory: their rows, their
 // text, and the values held apart (their children).
 func (r *Recording) ValueBytes() int {
-	n := cap(r.vals)*int(unsafe.Sizeof(vrow{})) + cap(r.lens)*16
+	n := r.held(len(r.vals), cap(r.vals), int(unsafe.Sizeof(vrow{}))) + cap(r.lens)*16
 	for _, b := range r.text {
-		n += cap(b)
+		n += r.held(len(b), cap(b), 1)
 	}
 	for _, d := range r.deep {
 		n += int(unsafe.Sizeof(*d))
