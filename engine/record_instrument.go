@@ -156,6 +156,8 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 	}
 	b, t, err := indexLive(records, in, lim, syms, exited, above)
 	if err != nil {
+		// No recording: the run is not waited for.
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		<-exited
 		return nil, err
 	}

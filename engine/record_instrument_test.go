@@ -386,3 +386,54 @@ func TestInstrumentWithoutMemfd(t *testing.T) {
 		t.Fatalf("%d frames, want 179", n)
 	}
 }
+
+// TestInstrumentDamagedRecords runs a target that writes a damaged record
+// file (a record of a kind no chunk of records holds) and then sleeps for
+// an hour: the recording fails at once with an error that names the file
+// and the offset, and the target is killed, not left running.
+func TestInstrumentDamagedRecords(t *testing.T) {
+	dir := t.TempDir()
+	src := `package main
+
+import (
+	"encoding/binary"
+	"os"
+	"time"
+)
+
+func main() {
+	b := make([]byte, 2<<16)
+	// The control chunk (used, control, done; its end; the counter).
+	b[8] = 1 | 32 | 8
+	binary.LittleEndian.PutUint32(b[12:], 32)
+	binary.LittleEndian.PutUint64(b[64:], 1)
+	// A chunk of records with one record, number 1, of kind 6 (a type
+	// record's: not in a chunk of records).
+	c := b[1<<16:]
+	c[8] = 1
+	binary.LittleEndian.PutUint32(c[12:], 33)
+	c[32] = (1<<3|6)<<1 | 1
+	os.NewFile(3, "records").WriteAt(b, 0)
+	time.Sleep(time.Hour)
+}
+`
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "damaged")
+	cmd := exec.Command("go", "build", "-o", bin, "main.go")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	start := time.Now()
+	_, err := recordInstrumented(context.Background(), &instrumented{path: bin}, &Program{Path: bin, Dir: dir}, dir, RecordOptions{})
+	if err == nil || !strings.Contains(err.Error(), "record file") || !strings.Contains(err.Error(), "offset") || !strings.Contains(err.Error(), "unknown record kind 6") {
+		t.Fatalf("recording a damaged record file: %v", err)
+	}
+	t.Log(err)
+	// recordInstrumented waits for the target it killed.
+	if d := time.Since(start); d > time.Minute {
+		t.Errorf("the damaged recording took %v", d)
+	}
+}
