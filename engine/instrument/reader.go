@@ -48,24 +48,36 @@ const (
 const chunkSize = 64 << 10
 
 // The chunk header (see package adirt's chunkHdr): entries (4 bytes),
-// values (4), flags (1, then 3 unused), the end of the last complete
-// record (4) and its number (8).
+// values (4), flags (1, then 7 unused), the state (8).
 const (
 	hdrSize  = 32
 	hdrFlags = 8
-	hdrEnd   = 12
-	hdrLast  = 16
+	hdrState = 16
 )
 
 // Chunk flags.
 const (
 	hdrUsed  = 1
 	hdrScan  = 2
-	hdrBusy  = 4
 	hdrDone  = 8
 	hdrTypes = 16
 	hdrCtl   = 32
 )
+
+// The fields of a chunk's state: whether a record is being written, the
+// end of the last complete one and its number.
+const (
+	stateBusy = 1
+	stateEnd  = 1
+	stateLast = 18
+	endMask   = 1<<17 - 1
+)
+
+// chunkState reads the state of the chunk starting at h.
+func chunkState(h unsafe.Pointer) (busy bool, end int, last uint64) {
+	st := atomic.LoadUint64((*uint64)(unsafe.Add(h, hdrState)))
+	return st&stateBusy != 0, int(st >> stateEnd & endMask), st >> stateLast
+}
 
 // ctlSeq is the offset of the record counter in the control chunk.
 const ctlSeq = 64
@@ -305,7 +317,8 @@ func (f *File) readTypes() {
 	for k := range f.typeChunks {
 		tc := &f.typeChunks[k]
 		b := f.data[tc.start : tc.start+chunkSize]
-		end := min(int(atomic.LoadUint32((*uint32)(unsafe.Pointer(&b[hdrEnd])))), len(b))
+		_, end, _ := chunkState(unsafe.Pointer(&b[0]))
+		end = min(end, len(b))
 		for i := tc.read; i < end; {
 			k, j := uv(b, i)
 			if k != recType {
@@ -353,7 +366,8 @@ type cursor struct {
 func (f *File) cursor(start int) *cursor {
 	end := min(start+chunkSize, len(f.data), int(f.Bytes))
 	b := padded(f.data[start:end])
-	bound := min(int(binary.LittleEndian.Uint32(b[hdrEnd:])), len(b))
+	_, bound, _ := chunkState(unsafe.Pointer(&b[0]))
+	bound = min(bound, len(b))
 	return &cursor{d: decoder{b: b, i: hdrSize, sitePC: &f.sitePC}, start: start, bound: bound, path: f.path}
 }
 
@@ -470,11 +484,10 @@ func (f *File) Poll(final bool, fn func(*Record) error) (int, error) {
 			}
 			continue
 		}
-		if flags&hdrBusy != 0 && !final {
-			// The number before the end: the end is written first.
-			w = min(w, atomic.LoadUint64((*uint64)(unsafe.Add(h, hdrLast))))
+		busy, end, last := chunkState(h)
+		if busy && !final {
+			w = min(w, last)
 		}
-		end := int(atomic.LoadUint32((*uint32)(unsafe.Add(h, hdrEnd))))
 		c := f.chunks[n]
 		if c == nil {
 			c = f.cursor(start)
@@ -495,7 +508,7 @@ func (f *File) Poll(final bool, fn func(*Record) error) (int, error) {
 		f.Stopped = f.Stopped || c.stopped
 		// A chunk its goroutine has left, read to its end, has nothing
 		// more to give.
-		if c.ready || flags&hdrDone == 0 || flags&hdrBusy != 0 || c.d.i < c.bound {
+		if c.ready || flags&hdrDone == 0 || busy || c.d.i < c.bound {
 			keep = append(keep, n)
 		}
 	}

@@ -51,30 +51,37 @@ import (
 // A chunk starts with a header of hdrSize bytes, kept up to date as the
 // goroutine writes (no exit hook runs when the process ends): the number
 // of entry records of the chunk (4 bytes, little-endian), the number of
-// its values (4 bytes), the flags (1 byte, then 3 unused), the offset of
-// the end of its last complete record (4 bytes) and that record's number
-// (8 bytes).
+// its values (4 bytes), the flags (1 byte, then 7 unused) and the state (8
+// bytes): the number of its last complete record << stateLast | the end
+// of that record << stateEnd | stateBusy while a record is written. One
+// word, written with one store per record: a reader reads the three
+// together.
 //
 // The flags: hdrUsed, set when a goroutine takes the chunk; hdrScan, when
 // the chunk has records a reader of the whole file needs before it reads
 // it in order (goroutines, go statements, recovers, the first record of a
-// site); hdrBusy, set while a record is written; hdrDone, once the
-// goroutine has left the chunk for another. hdrTypes marks the chunks of
-// type records, hdrCtl the first chunk of the file, which holds the record
-// counter.
+// site); hdrDone, once the goroutine has left the chunk for another.
+// hdrTypes marks the chunks of type records, hdrCtl the first chunk of the
+// file, which holds the record counter.
 //
 // A reader can so read the file while the target runs (see
 // instrument.File.Poll): every record numbered up to the counter it read
 // first is complete, but for those of chunks that were busy, whose
-// complete records end at the header's end and number.
+// complete records end at the state's end and number.
 const (
 	hdrSize  = 32
 	hdrUsed  = 1
 	hdrScan  = 2
-	hdrBusy  = 4
 	hdrDone  = 8
 	hdrTypes = 16
 	hdrCtl   = 32
+)
+
+// The fields of a chunk's state.
+const (
+	stateBusy = 1
+	stateEnd  = 1  // 17 bits: a chunk is 64 KB
+	stateLast = 18 // 46 bits
 )
 
 // chunkHdr is the header of a chunk, as it is laid out (amd64 is
@@ -82,11 +89,14 @@ const (
 type chunkHdr struct {
 	enters, vals uint32
 	flags        uint8
-	_            [3]byte
-	end          uint32
-	last         uint64
+	_            [7]byte
+	state        uint64
 	_            uint64
 }
+
+// idle is the state of a chunk whose last complete record is numbered
+// last and ends at end.
+func idle(last uint64, end int) uint64 { return last<<stateLast | uint64(end)<<stateEnd }
 
 // ctlSeq is the offset of the record counter in the control chunk: a
 // cache line of its own, since every hook adds to it (the threads of a
@@ -180,14 +190,11 @@ type wp struct{ p unsafe.Pointer }
 func (s *G) at() wp { return wp{unsafe.Add(s.base, s.pos)} }
 
 // done ends the record being written at p: its end and number go in the
-// header before the busy flag is cleared (stores are seen in order on
-// amd64).
+// chunk's state, which is no longer busy (after the record's bytes: stores
+// are seen in order on amd64).
 func (s *G) done(p wp) {
 	s.pos = s.off(p)
-	h := s.hdr()
-	h.end = uint32(s.pos)
-	h.last = s.last
-	h.flags &^= hdrBusy
+	s.hdr().state = idle(s.last, s.pos)
 }
 
 // off is the offset of p in the goroutine's chunk.
@@ -266,7 +273,7 @@ func startFile() error {
 		return errors.New("the record file has no room")
 	}
 	h := (*chunkHdr)(base)
-	h.end = hdrSize
+	h.state = idle(0, hdrSize)
 	h.flags = hdrUsed | hdrCtl | hdrDone
 	seq = (*atomic.Uint64)(unsafe.Add(base, ctlSeq))
 	return nil
@@ -360,7 +367,7 @@ func (s *G) newChunkLocked(flags uint8) bool {
 	s.base, s.pos, s.end = base, hdrSize, chunkSize
 	s.last, s.lastPC = 0, 0
 	h := s.hdr()
-	h.end = hdrSize
+	h.state = idle(0, hdrSize)
 	h.flags = hdrUsed | flags
 	return true
 }
@@ -404,7 +411,7 @@ func writeStop() {
 	p := wp{unsafe.Pointer(&b[hdrSize])}.uvarint(recStop)
 	n := uintptr(p.p) - uintptr(unsafe.Pointer(&b))
 	h := (*chunkHdr)(unsafe.Pointer(&b))
-	h.flags, h.end = hdrUsed|hdrScan|hdrDone, uint32(n)
+	h.flags, h.state = hdrUsed|hdrScan|hdrDone, idle(0, int(n))
 	file.WriteAt(b[:n], fileSize)
 }
 
@@ -491,7 +498,7 @@ func begin(s *G, k byte) (wp, bool) {
 	}
 	// Busy before the record takes its number (a locked add: the flag is
 	// seen first).
-	s.hdr().flags |= hdrBusy
+	s.hdr().state |= stateBusy
 	p := s.at()
 	if s.pos == hdrSize {
 		p = p.byte1(recGoid<<1 | 1).varint(s.goid)
@@ -862,7 +869,7 @@ func writeType(id uint64, name, kind string) {
 	p = p.str(name, 512)
 	p = p.str(kind, 32)
 	s.pos = s.off(p)
-	s.hdr().end = uint32(s.pos)
+	s.hdr().state = idle(0, s.pos)
 }
 
 // typeName spells a type as the debug information does: named types with

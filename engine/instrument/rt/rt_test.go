@@ -416,7 +416,7 @@ func TestDamagedFile(t *testing.T) {
 	// The records of the first goroutine's chunk (after the control
 	// chunk) end at its header's end.
 	first := data[chunkSize : 2*chunkSize]
-	end := chunkSize + int((*chunkHdr)(unsafe.Pointer(&first[0])).end)
+	end := chunkSize + int((*chunkHdr)(unsafe.Pointer(&first[0])).state>>stateEnd&(1<<17-1))
 	bad := path + ".bad"
 	for cut := 0; cut < end+2; cut += 3 {
 		b := append([]byte(nil), data[:cut]...)
