@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/bits"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"syscall"
@@ -101,8 +102,12 @@ type Record struct {
 	Off       uint64
 	CallerOff uint64
 	Chain     []Link
-	// Enter: arguments; exit: results.
+	// Enter: arguments; exit: results (nil when the File leaves values
+	// in the file: see File.LazyValues).
 	Values []Value
+	// ValuesAt is the offset in the file of the record's first value and
+	// NValues the number of its values (see File.ValuesAt).
+	ValuesAt, NValues int
 	// GInfo: the creator of the goroutine.
 	Parent      int64
 	Creator     string // function
@@ -159,7 +164,12 @@ type File struct {
 	Stopped bool
 	// Bytes is the size of the file.
 	Bytes int64
-	path  string
+	// LazyValues makes Each read over the values of records (their types
+	// are still read), leaving Record.Values nil: a reader that keeps
+	// only where they are (Record.ValuesAt) decodes them later with
+	// ValuesAt.
+	LazyValues bool
+	path       string
 }
 
 // OpenFile maps the record file at path and reads it once through for the
@@ -252,7 +262,8 @@ type cursor struct {
 
 func (f *File) cursor(start int) *cursor {
 	end := min(start+chunkSize, len(f.data))
-	return &cursor{d: decoder{b: padded(f.data[start:end]), i: hdrSize, types: f.types, sitePC: f.sitePC}, start: start, path: f.path}
+	return &cursor{d: decoder{b: padded(f.data[start:end]), i: hdrSize, types: f.types, sitePC: f.sitePC,
+		base: start, lazy: f.LazyValues}, start: start, path: f.path}
 }
 
 // padded returns a chunk shorter than the runtime's chunks (the stop
@@ -401,6 +412,12 @@ type decoder struct {
 	text []byte
 	// skip is set to read over values (their types are still read).
 	skip bool
+	// lazy is set to read over values only (see File.LazyValues); borrow
+	// to make strings of the chunk's bytes rather than copies (see
+	// File.ValuesAt).
+	lazy, borrow bool
+	// base is the offset of the chunk in the file.
+	base int
 	// dirty is set when the record last decoded has fields that those of
 	// entries and exits do not set.
 	dirty bool
@@ -497,6 +514,9 @@ func (d *decoder) string(b []byte) string {
 	if len(b) == 0 {
 		return ""
 	}
+	if d.borrow {
+		return unsafe.String(&b[0], len(b))
+	}
 	if len(b) > 1024 {
 		return string(b)
 	}
@@ -522,7 +542,7 @@ func (d *decoder) record(k byte, r *Record) error {
 	// The fields of entries and exits; the others are zero but after a
 	// record of another kind (dirty).
 	r.Kind, r.Goid, r.Site, r.PC, r.CallerPC, r.Off, r.CallerOff = k, d.goid, 0, 0, 0, 0, 0
-	r.Chain, r.Values = r.Chain[:0], nil
+	r.Chain, r.Values, r.ValuesAt, r.NValues = r.Chain[:0], nil, 0, 0
 	b, i := d.b, d.i
 	var err error
 	switch k {
@@ -568,7 +588,7 @@ func (d *decoder) record(k byte, r *Record) error {
 			}
 		}
 		if err == nil {
-			r.Values, i, err = d.values(b, i)
+			r.Values, i, err = d.values(b, i, r)
 		}
 	case RecExit:
 		var desc byte
@@ -578,7 +598,7 @@ func (d *decoder) record(k byte, r *Record) error {
 		pcz, i = fld(b, i, desc>>2)
 		d.lastPC += uint64(unzigzag(pcz))
 		r.PC = d.lastPC
-		r.Values, i, err = d.values(b, i)
+		r.Values, i, err = d.values(b, i, r)
 	case RecGo:
 		r.PC, i = uv(b, i)
 	case RecGInfo:
@@ -606,9 +626,10 @@ func (d *decoder) record(k byte, r *Record) error {
 // runtime's maxChain).
 const maxChain = 64
 
-// values reads the values of a record (only over them, with their types,
-// when d.skip): see package adirt's value.
-func (d *decoder) values(b []byte, i int) ([]Value, int, error) {
+// values reads the values of record r (only over them, with their types,
+// when d.skip or d.lazy), and says where they are in r.ValuesAt and
+// r.NValues: see package adirt's value.
+func (d *decoder) values(b []byte, i int, r *Record) ([]Value, int, error) {
 	n, i := small(b, i)
 	if n > 64 {
 		return nil, i, fmt.Errorf("%d values in one record", n)
@@ -617,6 +638,13 @@ func (d *decoder) values(b []byte, i int) ([]Value, int, error) {
 		return nil, i, nil
 	}
 	d.nvals += n
+	r.ValuesAt, r.NValues = d.base+i, n
+	return d.decodeValues(b, i, n, !d.skip && !d.lazy)
+}
+
+// decodeValues reads n values at i (only over them, with their types,
+// unless keep).
+func (d *decoder) decodeValues(b []byte, i, n int, keep bool) ([]Value, int, error) {
 	if len(d.slab)+n > cap(d.slab) {
 		d.slab = make([]Value, 0, max(64, n))
 	}
@@ -624,7 +652,6 @@ func (d *decoder) values(b []byte, i int) ([]Value, int, error) {
 	// are kept.
 	start := len(d.slab)
 	vs := d.slab[start : start+n]
-	keep := !d.skip
 	for k := range vs {
 		if i >= len(b) {
 			return nil, len(b) + 1, errShort
@@ -721,4 +748,31 @@ func (v Value) String() string {
 		return strconv.Quote(v.Text)
 	}
 	return v.Text
+}
+
+// ValuesAt appends to dst the n values at offset at of the file, where a
+// record read with LazyValues has them (Record.ValuesAt and NValues). The
+// values' Type is left zero (see File.Type: the types were named when Each
+// read the file in order); the Text of a string or a number is the file's
+// own bytes, valid until the File is closed (copy what is kept). ValuesAt
+// may be called from several goroutines at once.
+func (f *File) ValuesAt(dst []Value, at, n int) ([]Value, error) {
+	start := at &^ (chunkSize - 1)
+	if at-start < hdrSize || at >= len(f.data) || n <= 0 || n > 64 {
+		return dst, fmt.Errorf("record file %s: no %d values at offset %d", f.path, n, at)
+	}
+	end := min(start+chunkSize, len(f.data))
+	dst = slices.Grow(dst, n)
+	// The type records met on the way were read when Each went by: they
+	// are read over again into a table of no use (not f's, which other
+	// goroutines read).
+	d := decoder{b: padded(f.data[start:end]), types: new([]Type), borrow: true, slab: dst[len(dst):len(dst)]}
+	vs, i, err := d.decodeValues(d.b, at-start, n, true)
+	if err == nil && i > len(d.b) {
+		err = errShort
+	}
+	if err != nil {
+		return dst, fmt.Errorf("record file %s, offset %d: %w", f.path, at, err)
+	}
+	return dst[:len(dst)+len(vs)], nil
 }
