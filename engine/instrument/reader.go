@@ -241,6 +241,9 @@ func (f *File) Type(id uint32) Type {
 	return Type{}
 }
 
+// NumTypes bounds the numbers of the types the records read so far name.
+func (f *File) NumTypes() int { return len(*f.types) }
+
 // Close unmaps the file.
 func (f *File) Close() error {
 	if f.data == nil {

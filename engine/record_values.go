@@ -1,0 +1,159 @@
+package engine
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/adi-go/adi/engine/instrument"
+	"github.com/adi-go/adi/engine/trace"
+)
+
+// fileValues is the value source of an instrumented recording (see
+// trace.ValueSource): the arguments and results stay in the record file,
+// which stays mapped while the recording lives, and a frame's are decoded
+// and rendered when it is read, as builder.values renders them at index
+// time. A session reads the values of a few hundred frames; the index
+// build no longer decodes, renders and copies the millions of the run.
+//
+// Its methods may be called from several goroutines at once: the file is
+// only read, and the types are all rendered when it is made.
+type fileValues struct {
+	file  *instrument.File
+	types []vtype // by type number
+}
+
+// vtype is a recorded type, as values of it are rendered (see itype).
+type vtype struct {
+	name, short string
+	kind        trace.Kind
+	// texts of a non-nil value (pointer, func, interface) and of a
+	// composite one without length.
+	nonNil, other string
+}
+
+// newFileValues makes the value source of the values in f, whose records
+// have all been read (the types they name are known).
+func newFileValues(f *instrument.File) *fileValues {
+	s := &fileValues{file: f, types: make([]vtype, f.NumTypes())}
+	for id := range s.types {
+		s.types[id] = newVType(f.Type(uint32(id)))
+	}
+	return s
+}
+
+func newVType(it instrument.Type) vtype {
+	short := shortType(it.Name)
+	t := vtype{name: it.Name, short: short, kind: kindOf(it.Kind), other: short + "{…}"}
+	switch t.kind {
+	case trace.KindPointer:
+		t.nonNil = "&" + strings.TrimPrefix(short, "*") + "{…}"
+	case trace.KindFunc:
+		t.nonNil = short
+	default:
+		t.nonNil = short + "(…)"
+	}
+	return t
+}
+
+// typ returns the rendering of type id (a type number past the file's, in
+// a damaged record, names the zero Type as File.Type does).
+func (s *fileValues) typ(id uint32) vtype {
+	if int(id) < len(s.types) {
+		return s.types[id]
+	}
+	return newVType(instrument.Type{})
+}
+
+// Bytes is the size of the record file: the recording keeps all of it,
+// mapped (the pages of a memfd are memory), for its values.
+func (s *fileValues) Bytes() int { return int(s.file.Bytes) }
+
+// close unmaps the record file (when the recording is collected).
+func (s *fileValues) close() { s.file.Close() }
+
+// AppendValues decodes and renders the n values at offset ref of the
+// record file.
+func (s *fileValues) AppendValues(dst []trace.Value, ref uint32, n int, names []string) []trace.Value {
+	var buf [4]instrument.Value
+	vs, err := s.file.ValuesAt(buf[:0], int(ref), n)
+	if err != nil {
+		// The records were read through once already: a value that does
+		// not decode now is a bug, said in the values' place.
+		for i := range n {
+			dst = append(dst, trace.Value{Name: nameAt(names, i), Error: err.Error()})
+		}
+		return dst
+	}
+	for i := range vs {
+		v := &vs[i]
+		t := s.typ(v.TypeID)
+		out := trace.Value{Name: nameAt(names, i), Type: t.name, Kind: t.kind, Len: v.Len, Cap: v.Cap}
+		switch v.Tag {
+		case instrument.TagInt:
+			out.Kind, out.Text = trace.KindInt, strconv.FormatInt(v.Int, 10)
+		case instrument.TagUint:
+			out.Kind, out.Text = trace.KindUint, strconv.FormatUint(v.Uint, 10)
+		case instrument.TagTrue, instrument.TagFalse:
+			out.Kind, out.Text = trace.KindBool, strconv.FormatBool(v.Tag == instrument.TagTrue)
+		case instrument.TagNil:
+			out.Text, out.Nil = "nil", true
+		case instrument.TagNonNil:
+			out.Text, out.Cut = t.nonNil, true
+		case instrument.TagOther:
+			out.Text, out.Cut = t.other, true
+		case instrument.TagFloat, instrument.TagComplex:
+			// The decoded text is the file's bytes: copied.
+			out.Kind, out.Text = trace.KindFloat, strings.Clone(v.Text)
+			if v.Tag == instrument.TagComplex {
+				out.Kind = trace.KindComplex
+			}
+		case instrument.TagString:
+			out.Kind = trace.KindString
+			out.Text, out.Cut = stringText(v.Text, v.Len)
+		case instrument.TagLen:
+			out.Text, out.Cut = lenText(&t, v.Len, v.Cap), true
+		}
+		dst = append(dst, out)
+	}
+	return dst
+}
+
+// nameAt is names[i], "" past its end.
+func nameAt(names []string, i int) string {
+	if i < len(names) {
+		return names[i]
+	}
+	return ""
+}
+
+// stringText renders a string value of n bytes of which s was recorded:
+// quoted, with how much more there was when it was cut.
+func stringText(s string, n int64) (string, bool) {
+	more := n - int64(len(s))
+	if more <= 0 {
+		return strconv.Quote(s), false
+	}
+	b := make([]byte, 0, len(s)+24)
+	b = strconv.AppendQuote(b, s)
+	b = append(b, "…+"...)
+	b = strconv.AppendInt(b, more, 10)
+	b = append(b, " more"...)
+	return string(b), true
+}
+
+// lenText renders a slice, map, array or channel by its type and length
+// (and a channel's capacity).
+func lenText(t *vtype, n, c int64) string {
+	b := make([]byte, 0, len(t.short)+24)
+	b = append(b, t.short...)
+	if t.kind == trace.KindChan {
+		b = append(b, " (len "...)
+		b = strconv.AppendInt(b, n, 10)
+		b = append(b, ", cap "...)
+		b = strconv.AppendInt(b, c, 10)
+	} else {
+		b = append(b, "{…} (len "...)
+		b = strconv.AppendInt(b, n, 10)
+	}
+	return string(append(b, ')'))
+}
