@@ -181,6 +181,9 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 		resNames: make([][]trace.Str, len(in.sites)),
 		lazy:     t.LazyValues,
 	}
+	if b.lazy {
+		b.valuesEnd = make([]int, t.Bytes/instrument.ChunkSize+1)
+	}
 	defer lessGC()()
 	// Values left in the file take no room in the index.
 	values := t.Values
@@ -200,17 +203,19 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 	// unmapping and closing it frees its pages, which takes milliseconds
 	// for a large run, done while the index is finished (the deferred
 	// calls find nothing left to do).
-	unmap := t
+	var src *fileValues
 	if b.sourced > 0 {
-		kept, unmap = true, nil
-		src := newFileValues(t)
+		kept = true
+		src = newFileValues(t)
 		b.rec.SetValueSource(src)
 		runtime.AddCleanup(b.rec, (*fileValues).close, src)
 	}
 	released := make(chan struct{})
 	go func() {
-		if unmap != nil {
-			unmap.Close()
+		if src != nil {
+			src.trim(records, b.valuesEnd)
+		} else {
+			t.Close()
 		}
 		records.Close()
 		close(released)
@@ -349,10 +354,13 @@ type builder struct {
 	// lazy is set when the values stay in the record file (see
 	// fileValues): frames refer to them there, named by their function,
 	// whose names are those of its first frame's site (fnSite, by FuncID:
-	// the site plus one). sourced counts the frames so attached.
-	lazy    bool
-	fnSite  []int32
-	sourced int
+	// the site plus one). sourced counts the frames so attached, and
+	// valuesEnd is by chunk of the file the end of the last of their
+	// values in it (see fileValues.trim).
+	lazy      bool
+	fnSite    []int32
+	sourced   int
+	valuesEnd []int
 	// decoded holds the values of a record decoded for the index.
 	decoded []instrument.Value
 	text    []byte // a value's text as it is made
@@ -622,9 +630,10 @@ func (b *builder) enter(r *instrument.Record) {
 // the record file when they can (see fileValues), else they are decoded
 // into the index.
 func (b *builder) attach(seq int, r *instrument.Record, fn uint32, site int, results bool) {
-	if b.lazy && b.namedBy(fn, site) && r.ValuesAt <= math.MaxUint32 {
+	if c := r.ValuesAt / instrument.ChunkSize; b.lazy && c < len(b.valuesEnd) && r.ValuesAt <= math.MaxUint32 && b.namedBy(fn, site) {
 		b.rec.AttachSource(seq, uint32(r.ValuesAt), r.NValues, results)
 		b.sourced++
+		b.valuesEnd[c] = max(b.valuesEnd[c], r.ValuesEnd)
 		return
 	}
 	vs := r.Values

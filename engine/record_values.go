@@ -1,8 +1,11 @@
 package engine
 
 import (
+	"os"
 	"strconv"
 	"strings"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/adi-go/adi/engine/instrument"
 	"github.com/adi-go/adi/engine/trace"
@@ -20,6 +23,7 @@ import (
 type fileValues struct {
 	file  *instrument.File
 	types []vtype // by type number
+	bytes int64   // see Bytes
 }
 
 // vtype is a recorded type, as values of it are rendered (see itype).
@@ -34,7 +38,7 @@ type vtype struct {
 // newFileValues makes the value source of the values in f, whose records
 // have all been read (the types they name are known).
 func newFileValues(f *instrument.File) *fileValues {
-	s := &fileValues{file: f, types: make([]vtype, f.NumTypes())}
+	s := &fileValues{file: f, types: make([]vtype, f.NumTypes()), bytes: f.Bytes}
 	for id := range s.types {
 		s.types[id] = newVType(f.Type(uint32(id)))
 	}
@@ -64,9 +68,55 @@ func (s *fileValues) typ(id uint32) vtype {
 	return newVType(instrument.Type{})
 }
 
-// Bytes is the size of the record file: the recording keeps all of it,
-// mapped (the pages of a memfd are memory), for its values.
-func (s *fileValues) Bytes() int { return int(s.file.Bytes) }
+// Bytes is what the record file holds once trimmed (see trim): the
+// recording keeps it, mapped, for its values (the pages of a memfd are
+// memory; those of a file in the work directory are counted too).
+func (s *fileValues) Bytes() int { return int(s.bytes) }
+
+// trim frees the parts of the record file fd that hold none of the
+// recording's values, and counts what it still holds (fstat's blocks: what
+// the kernel keeps for it). ends are by chunk the end of the chunk's last
+// value the recording refers to (0: none). A chunk is kept from its start
+// to the page past that end, with the bytes the decoder reads ahead; the
+// rest of it (its records are read, the runtime left its tail empty, a
+// chunk of an ended goroutine) is given back to the kernel. A file system
+// that cannot free parts of a file keeps all of it, which is counted.
+func (s *fileValues) trim(fd *os.File, ends []int) {
+	size := int(s.file.Bytes)
+	page := os.Getpagesize()
+	var from, to int // the range to free, pending
+	free := func() {
+		if to > from {
+			unix.Fallocate(int(fd.Fd()), unix.FALLOC_FL_PUNCH_HOLE|unix.FALLOC_FL_KEEP_SIZE, int64(from), int64(to-from))
+		}
+	}
+	for start := 0; start < size; start += instrument.ChunkSize {
+		keep := start
+		if c := start / instrument.ChunkSize; c < len(ends) && ends[c] > 0 {
+			keep = min((ends[c]+readAhead+page-1)/page*page, start+instrument.ChunkSize)
+		}
+		end := min(start+instrument.ChunkSize, size)
+		if keep >= end {
+			continue
+		}
+		if keep != to {
+			free()
+			from = keep
+		}
+		to = end
+	}
+	free()
+	var st unix.Stat_t
+	if err := unix.Fstat(int(fd.Fd()), &st); err == nil {
+		s.bytes = st.Blocks * 512
+	} else {
+		s.bytes = s.file.Bytes
+	}
+}
+
+// readAhead is how far past a value the decoder may read (see
+// instrument's uv and fld).
+const readAhead = 16
 
 // close unmaps the record file (when the recording is collected).
 func (s *fileValues) close() { s.file.Close() }

@@ -81,6 +81,17 @@ func main() {
 	fmt.Println(Map(map[string]int{"x": 1}, "x"))
 	fmt.Println(Map(map[int]string{1: "one"}, 2))
 	fmt.Println(variadic(1, 2, 3), variadic())
+	// Goroutines, one after the other: each writes to a chunk of its own.
+	for g := 0; g < 3; g++ {
+		done := make(chan bool)
+		go func() {
+			for i := 0; i < 20; i++ {
+				strs(fmt.Sprint(g, i), "", "")
+			}
+			done <- true
+		}()
+		<-done
+	}
 	for i := 0; i < 40; i++ {
 		ints(i, int8(i), int64(-i))
 	}
@@ -110,9 +121,10 @@ func buildValuesProgram(t *testing.T) (*instrumented, *Program, string) {
 }
 
 // TestFileValues records a program passing values of every kind with the
-// values left in the record file and with them decoded into the index:
-// every frame reads back the same (name, type, kind, text, length,
-// capacity, nil-ness, cut), also with a frame limit dropping frames.
+// values left in the record file (trimmed to the pages that hold them)
+// and with them decoded into the index: every frame reads back the same
+// (name, type, kind, text, length, capacity, nil-ness, cut), also with a
+// frame limit dropping frames.
 func TestFileValues(t *testing.T) {
 	in, prog, work := buildValuesProgram(t)
 	record := func(decode bool, lim Limits) *trace.Recording {
@@ -136,9 +148,22 @@ func TestFileValues(t *testing.T) {
 		if decoded.Len() != inFile.Len() || decoded.Len() < 9 {
 			t.Fatalf("MaxFrames %d: %d frames decoding values, %d leaving them in the file", lim.MaxFrames, decoded.Len(), inFile.Len())
 		}
+		// Goroutine ids differ from run to run (numbered here in order
+		// of their first frames), and so may the order of the events of
+		// two goroutines (their sequence numbers are left out).
+		gids := []map[int64]int64{{}, {}}
+		gid := func(k int, f *trace.Frame) {
+			if _, ok := gids[k][f.Goroutine]; !ok {
+				gids[k][f.Goroutine] = int64(len(gids[k]) + 1)
+			}
+			f.Goroutine = gids[k][f.Goroutine]
+			f.EntrySeq, f.ExitSeq, f.SpawnSeq = 0, 0, 0
+		}
 		seen := map[string]bool{}
 		for i := range decoded.Len() {
 			want, got := decoded.At(i), inFile.At(i)
+			gid(0, want)
+			gid(1, got)
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("MaxFrames %d, frame %d:\n got %+v\nwant %+v", lim.MaxFrames, i, got, want)
 			}
@@ -248,6 +273,12 @@ func TestFileValuesReleased(t *testing.T) {
 	}
 	if f := rec.At(rec.Len() - 1); len(f.Args) != 3 || f.Args[0].Text != "39" {
 		t.Fatalf("last frame's arguments %+v", f.Args)
+	}
+	// What the file holds past the values is given back: of its four
+	// chunks, the pages of four that hold values (main's and the three
+	// goroutines').
+	if n := rec.ValueBytes(); n <= 0 || n > 16<<10 {
+		t.Errorf("ValueBytes %d, want the few pages of the record file that hold values", n)
 	}
 	rec = nil
 	if maps := settle(func(maps int) bool { return maps <= base }); maps > base {

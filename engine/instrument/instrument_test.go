@@ -225,7 +225,7 @@ func Twice(n int) int { return 2 * n }
 	err = f.Each(func(r *Record) error {
 		want := tr.Records[k].Values
 		k++
-		if r.Values != nil || r.NValues != len(want) {
+		if r.Values != nil || r.NValues != len(want) || r.NValues > 0 && r.ValuesEnd <= r.ValuesAt {
 			return fmt.Errorf("record %d: %d values decoded, %d in the file; want none, %d", k, len(r.Values), r.NValues, len(want))
 		}
 		if r.NValues == 0 {

@@ -47,6 +47,11 @@ const (
 
 const chunkSize = 64 << 10
 
+// ChunkSize is the size of the chunks the runtime writes the file in, at
+// multiples of it: no record, and so no record's values, crosses from one
+// to the next.
+const ChunkSize = chunkSize
+
 // The chunk header (see package adirt): entries, values, flags.
 const (
 	hdrSize = 16
@@ -105,9 +110,10 @@ type Record struct {
 	// Enter: arguments; exit: results (nil when the File leaves values
 	// in the file: see File.LazyValues).
 	Values []Value
-	// ValuesAt is the offset in the file of the record's first value and
-	// NValues the number of its values (see File.ValuesAt).
-	ValuesAt, NValues int
+	// ValuesAt and ValuesEnd are the offsets in the file of the record's
+	// first value and of the end of its last, NValues the number of its
+	// values (see File.ValuesAt).
+	ValuesAt, ValuesEnd, NValues int
 	// GInfo: the creator of the goroutine.
 	Parent      int64
 	Creator     string // function
@@ -545,7 +551,7 @@ func (d *decoder) record(k byte, r *Record) error {
 	// The fields of entries and exits; the others are zero but after a
 	// record of another kind (dirty).
 	r.Kind, r.Goid, r.Site, r.PC, r.CallerPC, r.Off, r.CallerOff = k, d.goid, 0, 0, 0, 0, 0
-	r.Chain, r.Values, r.ValuesAt, r.NValues = r.Chain[:0], nil, 0, 0
+	r.Chain, r.Values, r.ValuesAt, r.ValuesEnd, r.NValues = r.Chain[:0], nil, 0, 0, 0
 	b, i := d.b, d.i
 	var err error
 	switch k {
@@ -641,8 +647,9 @@ func (d *decoder) values(b []byte, i int, r *Record) ([]Value, int, error) {
 		return nil, i, nil
 	}
 	d.nvals += n
-	r.ValuesAt, r.NValues = d.base+i, n
-	return d.decodeValues(b, i, n, !d.skip && !d.lazy)
+	vs, end, err := d.decodeValues(b, i, n, !d.skip && !d.lazy)
+	r.ValuesAt, r.ValuesEnd, r.NValues = d.base+i, d.base+end, n
+	return vs, end, err
 }
 
 // decodeValues reads n values at i (only over them, with their types,
