@@ -4,6 +4,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 
 	"golang.org/x/sys/unix"
 
@@ -24,6 +25,8 @@ type fileValues struct {
 	file  *instrument.File
 	types []vtype // by type number
 	bytes int64   // see Bytes
+	// decoded are buffers for a frame's decoded values (*[]instrument.Value).
+	decoded sync.Pool
 }
 
 // vtype is a recorded type, as values of it are rendered (see itype).
@@ -124,8 +127,13 @@ func (s *fileValues) close() { s.file.Close() }
 // AppendValues decodes and renders the n values at offset ref of the
 // record file.
 func (s *fileValues) AppendValues(dst []trace.Value, ref uint32, n int, names []string) []trace.Value {
-	var buf [4]instrument.Value
-	vs, err := s.file.ValuesAt(buf[:0], int(ref), n)
+	buf, _ := s.decoded.Get().(*[]instrument.Value)
+	if buf == nil {
+		buf = new([]instrument.Value)
+	}
+	defer s.decoded.Put(buf)
+	vs, err := s.file.ValuesAt((*buf)[:0], int(ref), n)
+	*buf = vs
 	if err != nil {
 		// The records were read through once already: a value that does
 		// not decode now is a bug, said in the values' place.

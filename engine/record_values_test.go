@@ -285,3 +285,31 @@ func TestFileValuesReleased(t *testing.T) {
 		t.Fatalf("the record file is still mapped after the recording was collected (%d mappings, %d before it)", maps, base)
 	}
 }
+
+// BenchmarkFileValuesAt measures making a frame (At) of the instrumenting
+// recorder's index of testdata/bench/fib with its values decoded into the
+// index and left in the record file: what reading a frame's values from
+// the file costs a navigation command, per frame.
+func BenchmarkFileValuesAt(b *testing.B) {
+	inst, prog := buildFib(b)
+	for _, decode := range []bool{true, false} {
+		name := "in-file"
+		if decode {
+			name = "decoded"
+		}
+		b.Run(name, func(b *testing.B) {
+			rec, err := recordInstrumented(context.Background(), inst.in, prog, inst.work,
+				RecordOptions{Limits: Limits{MaxFrames: 2_000_000}, decodeValues: decode})
+			if err != nil {
+				b.Fatal(err)
+			}
+			seq := 1 // main.main#1 is frame 0, the others are main.fib's
+			for b.Loop() {
+				if f := rec.At(seq); len(f.Args) != 1 {
+					b.Fatalf("frame %d: arguments %+v", seq, f.Args)
+				}
+				seq = 1 + (seq+7919)%(rec.Len()-1)
+			}
+		})
+	}
+}

@@ -406,7 +406,7 @@ func (h cursorHeap) down(i int) {
 type decoder struct {
 	b     []byte
 	i     int
-	types *[]Type
+	types *[]Type // by number; nil: type records are read over (File.ValuesAt)
 	// sitePC is by site (below maxSites) a PC in its function (written once per site,
 	// shared by the cursors).
 	sitePC *[]uint64
@@ -738,10 +738,12 @@ func (d *decoder) typ(b []byte, i int) (byte, int, error) {
 		if i >= len(b) {
 			return 0, i, errShort
 		}
-		if n := int(tid) + 1; n > len(*d.types) {
-			*d.types = append(*d.types, make([]Type, n-len(*d.types))...)
+		if d.types != nil {
+			if n := int(tid) + 1; n > len(*d.types) {
+				*d.types = append(*d.types, make([]Type, n-len(*d.types))...)
+			}
+			(*d.types)[tid] = Type{Name: name, Kind: kind}
 		}
-		(*d.types)[tid] = Type{Name: name, Kind: kind}
 		desc = b[i]
 	}
 	return desc, i, nil
@@ -774,9 +776,8 @@ func (f *File) ValuesAt(dst []Value, at, n int) ([]Value, error) {
 	end := min(start+chunkSize, len(f.data))
 	dst = slices.Grow(dst, n)
 	// The type records met on the way were read when Each went by: they
-	// are read over again into a table of no use (not f's, which other
-	// goroutines read).
-	d := decoder{b: padded(f.data[start:end]), types: new([]Type), borrow: true, slab: dst[len(dst):len(dst)]}
+	// are read over (f's table is not written, other goroutines read it).
+	d := decoder{b: padded(f.data[start:end]), borrow: true, slab: dst[len(dst):len(dst)]}
 	vs, i, err := d.decodeValues(d.b, at-start, n, true)
 	if err == nil && i > len(d.b) {
 		err = errShort
