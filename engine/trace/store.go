@@ -14,7 +14,9 @@ import (
 // Strings that repeat (function names, value names and types, file names)
 // are interned. A *Frame is made from the store when it is asked for (At,
 // Lookup): the garbage collector never scans the index, and a run of a
-// million frames takes some 56 bytes a frame plus its values. Entry and
+// million frames takes some 56 bytes a frame plus its values. A recorder
+// may leave a frame's values where it found them instead (a ValueSource,
+// see source.go): the row then holds their reference and count. Entry and
 // exit sequence numbers and goroutine ids are kept in 32 bits: far more
 // than the frames a recording can hold (the recorders stop at a frame
 // limit, the record file at 2 GiB).
