@@ -6,6 +6,7 @@ import (
 	"debug/gosym"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -86,6 +87,7 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 	if err != nil {
 		return nil, err
 	}
+	// Closed at the end, or sooner (see below).
 	defer records.Close()
 	cmd := exec.Command(in.path, prog.Args...)
 	cmd.Dir = prog.Dir
@@ -154,7 +156,8 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 	if above == 0 {
 		above = DefaultSpillAbove
 	}
-	b, t, err := indexLive(records, in, lim, syms, exited, above)
+	lazy := !opts.decodeValues
+	b, t, err := indexLive(records, in, lim, syms, exited, above, lazy)
 	if err != nil {
 		// No recording: the run is not waited for.
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
@@ -163,11 +166,17 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 	}
 	if b == nil {
 		<-exited
-		if b, t, err = indexAfter(records, in, lim, syms, filepath.Join(work, "adi-index")); err != nil {
+		if b, t, err = indexAfter(records, in, lim, syms, filepath.Join(work, "adi-index"), lazy); err != nil {
 			return nil, err
 		}
 	}
-	defer t.Close()
+	// The mapping is kept when the recording's values stay in the file.
+	kept := false
+	defer func() {
+		if !kept {
+			t.Close()
+		}
+	}()
 	status := 0
 	if waitErr != nil {
 		var ee *exec.ExitError
@@ -176,12 +185,25 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 		}
 		status = ee.ExitCode()
 	}
-	// The records are all read: unmapping and closing the file frees its
-	// pages, which takes milliseconds for a large run, done while the
-	// index is finished (the deferred calls find nothing left to do).
+	// The records are all read. When values stay in the file, its mapping
+	// goes with the recording (the descriptor is not needed); else
+	// unmapping and closing it frees its pages, which takes milliseconds
+	// for a large run, done while the index is finished (the deferred
+	// calls find nothing left to do).
+	var src *fileValues
+	if b.sourced > 0 {
+		kept = true
+		src = newFileValues(t)
+		b.rec.SetValueSource(src)
+		runtime.AddCleanup(b.rec, (*fileValues).close, src)
+	}
 	released := make(chan struct{})
 	go func() {
-		t.Close()
+		if src != nil {
+			src.trim(records, b.valuesEnd)
+		} else {
+			t.Close()
+		}
 		records.Close()
 		close(released)
 	}()
@@ -220,6 +242,7 @@ func newBuilder(in *instrumented, lim Limits, syms symbols, f *instrument.File) 
 		pos:      map[uint64]posID{},
 		argNames: make([][]trace.Str, len(in.sites)),
 		resNames: make([][]trace.Str, len(in.sites)),
+		lazy:     f.LazyValues,
 	}, nil
 }
 
@@ -227,11 +250,12 @@ func newBuilder(in *instrumented, lim Limits, syms symbols, f *instrument.File) 
 // until the target has exited (exited is closed) and every record is read.
 // It returns a nil builder if the index grew past above bytes (which it
 // keeps out of memory: see indexAfter).
-func indexLive(records *os.File, in *instrumented, lim Limits, syms symbols, exited <-chan struct{}, above int64) (*builder, *instrument.File, error) {
+func indexLive(records *os.File, in *instrumented, lim Limits, syms symbols, exited <-chan struct{}, above int64, lazy bool) (*builder, *instrument.File, error) {
 	t, err := instrument.OpenLive(records, maxRecordFile)
 	if err != nil {
 		return nil, nil, err
 	}
+	t.LazyValues = lazy
 	b, err := newBuilder(in, lim, syms, t)
 	if err != nil {
 		t.Close()
@@ -279,22 +303,28 @@ const (
 
 // indexAfter builds the index of the records in a mapped file at path,
 // once the target has exited: its size is known then.
-func indexAfter(records *os.File, in *instrumented, lim Limits, syms symbols, path string) (*builder, *instrument.File, error) {
+func indexAfter(records *os.File, in *instrumented, lim Limits, syms symbols, path string, lazy bool) (*builder, *instrument.File, error) {
 	t, err := instrument.Open(records)
 	if err != nil {
 		return nil, nil, err
 	}
+	t.LazyValues = lazy
 	b, err := newBuilder(in, lim, syms, t)
 	if err != nil {
 		t.Close()
 		return nil, nil, err
 	}
 	defer lessGC()()
-	if err := b.rec.Spill(path, t.Enters, t.Values, t.Values*textBytes); err != nil {
+	// Values left in the file take no room in the index.
+	values := t.Values
+	if lazy {
+		values = 0
+	}
+	if err := b.rec.Spill(path, t.Enters, values, values*textBytes); err != nil {
 		t.Close()
 		return nil, nil, err
 	}
-	b.rec.Grow(t.Enters, t.Values)
+	b.rec.Grow(t.Enters, values)
 	if err := t.Each(func(r *instrument.Record) error { b.event(r); return nil }); err != nil {
 		t.Close()
 		return nil, nil, err
@@ -411,8 +441,20 @@ type builder struct {
 	// argNames and resNames are by site the names of its parameters and
 	// results, interned in rec.
 	argNames, resNames [][]trace.Str
-	text               []byte // a value's text as it is made
-	seq                uint64
+	// lazy is set when the values stay in the record file (see
+	// fileValues): frames refer to them there, named by their function,
+	// whose names are those of its first frame's site (fnSite, by FuncID:
+	// the site plus one). sourced counts the frames so attached, and
+	// valuesEnd is by chunk of the file the end of the last of their
+	// values in it (see fileValues.trim).
+	lazy      bool
+	fnSite    []int32
+	sourced   int
+	valuesEnd []int
+	// decoded holds the values of a record decoded for the index.
+	decoded []instrument.Value
+	text    []byte // a value's text as it is made
+	seq     uint64
 	// panicking lists, by goroutine, the frames a panic unwound whose
 	// panic value is not known yet (a recover or the end says it).
 	panicking map[int64][]int
@@ -675,14 +717,76 @@ func (b *builder) enter(r *instrument.Record) {
 	if e.Spawn {
 		b.first[r.Goid] = seq
 	}
-	if site := r.Site; site >= 0 && site < len(b.sites) {
-		if len(r.Values) > 0 {
-			first := b.rec.Values()
-			b.values(r.Values, b.names(b.argNames, site, b.sites[site].Params))
-			b.rec.AttachValues(seq, first, false)
-		}
+	if site := r.Site; site >= 0 && site < len(b.sites) && r.NValues > 0 {
+		b.attach(seq, r, fn.id, site, false)
 	}
 	gs.open = append(stack, iopen{frame: seq, off: r.Off, site: r.Site})
+}
+
+// attach gives frame seq, of function fn (a FuncID) and site, the values
+// of record r: its arguments, or with results its results. They stay in
+// the record file when they can (see fileValues), else they are decoded
+// into the index.
+func (b *builder) attach(seq int, r *instrument.Record, fn uint32, site int, results bool) {
+	if b.lazy && r.ValuesAt <= math.MaxUint32 && b.namedBy(fn, site) {
+		c := r.ValuesAt / instrument.ChunkSize
+		if c >= len(b.valuesEnd) {
+			b.valuesEnd = append(b.valuesEnd, make([]int, c+1-len(b.valuesEnd))...)
+		}
+		b.rec.AttachSource(seq, uint32(r.ValuesAt), r.NValues, results)
+		b.sourced++
+		b.valuesEnd[c] = max(b.valuesEnd[c], r.ValuesEnd)
+		return
+	}
+	vs := r.Values
+	if b.lazy {
+		var err error
+		b.decoded, err = b.file.ValuesAt(b.decoded[:0], r.ValuesAt, r.NValues)
+		if err != nil {
+			// The record was read through: its values decode, but for a
+			// bug, said in their place.
+			v := []trace.Value{{Error: err.Error()}}
+			if results {
+				b.rec.SetResults(seq, v)
+			} else {
+				b.rec.SetArgs(seq, v)
+			}
+			return
+		}
+		vs = b.decoded
+	}
+	var names []trace.Str
+	switch {
+	case site < 0 || site >= len(b.sites):
+	case results:
+		names = b.names(b.resNames, site, b.sites[site].Results)
+	default:
+		names = b.names(b.argNames, site, b.sites[site].Params)
+	}
+	first := b.rec.Values()
+	b.values(vs, names)
+	b.rec.AttachValues(seq, first, results)
+}
+
+// namedBy reports whether the values of function fn are named by those of
+// site: the site of its first frame with values, whose names the recording
+// keeps for the function (a function has one site, but for a bug).
+func (b *builder) namedBy(fn uint32, site int) bool {
+	if site < 0 || site >= len(b.sites) {
+		return false
+	}
+	if int(fn) >= len(b.fnSite) {
+		b.fnSite = append(b.fnSite, make([]int32, int(fn)+1-len(b.fnSite))...)
+	}
+	switch b.fnSite[fn] {
+	case int32(site) + 1:
+		return true
+	case 0:
+		b.fnSite[fn] = int32(site) + 1
+		b.rec.SetValueNames(fn, b.sites[site].Params, b.sites[site].Results)
+		return true
+	}
+	return false
 }
 
 // names returns by site names interned in the recording (cached in c).
@@ -787,14 +891,8 @@ func (b *builder) leave(r *instrument.Record) {
 		b.rec.SetExit(top, trace.Goexited, exitSeq)
 	default:
 		b.rec.SetExit(top, trace.Returned, exitSeq)
-		if len(r.Values) > 0 {
-			var names []trace.Str
-			if site := stack[len(stack)-1].site; site >= 0 && site < len(b.sites) {
-				names = b.names(b.resNames, site, b.sites[site].Results)
-			}
-			first := b.rec.Values()
-			b.values(r.Values, names)
-			b.rec.AttachValues(top, first, true)
+		if r.NValues > 0 {
+			b.attach(top, r, uint32(b.rec.FuncNumOf(top)), stack[len(stack)-1].site, true)
 		}
 	}
 }

@@ -34,6 +34,10 @@ type RecordOptions struct {
 	// Times, when set, receives the instrumenting recorder's split of its
 	// time (adi bench reports it).
 	Times *RecordTimes
+	// decodeValues makes the instrumenting recorder decode every value
+	// into the index as it is built, rather than leave them in the record
+	// file (the tests compare the two).
+	decodeValues bool
 }
 
 // RecordTimes is where an instrumented recording's time went.

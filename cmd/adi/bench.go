@@ -77,7 +77,8 @@ type benchResult struct {
 	RunX    *float64 `json:"instrument_run_x_native,omitempty"`
 	// IndexBytes is the memory the instrumented recording's index takes
 	// per frame without its argument and result values, ArgBytes what
-	// those take (value rows and their text), from the first run (see
+	// those take (value rows and their text, and the pages of the record
+	// file kept for the values left there), from the first run (see
 	// trace.Recording.IndexBytes and ValueBytes).
 	IndexBytes *float64 `json:"index_bytes_per_frame,omitempty"`
 	ArgBytes   *float64 `json:"arg_bytes_per_frame,omitempty"`

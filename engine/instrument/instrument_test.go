@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strconv"
 	"strings"
@@ -216,6 +217,37 @@ func Twice(n int) int { return 2 * n }
 	}
 	if f.Enters != len(entered) || f.Values != values || values == 0 {
 		t.Fatalf("first pass: %d entries, %d values; reading: %d, %d", f.Enters, f.Values, len(entered), values)
+	}
+	// Values left in the file (LazyValues) read back the same from where
+	// the records say they are.
+	f.LazyValues = true
+	k := 0
+	err = f.Each(func(r *Record) error {
+		want := tr.Records[k].Values
+		k++
+		if r.Values != nil || r.NValues != len(want) || r.NValues > 0 && r.ValuesEnd <= r.ValuesAt {
+			return fmt.Errorf("record %d: %d values decoded, %d in the file; want none, %d", k, len(r.Values), r.NValues, len(want))
+		}
+		if r.NValues == 0 {
+			return nil
+		}
+		got, err := f.ValuesAt([]Value{{Tag: TagTrue}}, r.ValuesAt, r.NValues)
+		if err != nil {
+			return err
+		}
+		for i := range got {
+			got[i].Type = f.Type(got[i].TypeID)
+		}
+		if want := append([]Value{{Tag: TagTrue}}, want...); !reflect.DeepEqual(got, want) {
+			return fmt.Errorf("record %d: values at %d: %+v, want %+v", k, r.ValuesAt, got, want)
+		}
+		return nil
+	})
+	if err != nil || k != len(tr.Records) {
+		t.Fatalf("%d of %d records read with LazyValues: %v", k, len(tr.Records), err)
+	}
+	if _, err := f.ValuesAt(nil, 3, 1); err == nil {
+		t.Error("values read from a chunk's header")
 	}
 	// The same records through a descriptor the recorder passes (adi's
 	// way), and a bad descriptor: the run goes on, unrecorded, and says so.

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/bits"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"sync/atomic"
@@ -46,6 +47,11 @@ const (
 )
 
 const chunkSize = 64 << 10
+
+// ChunkSize is the size of the chunks the runtime writes the file in, at
+// multiples of it: no record, and so no record's values, crosses from one
+// to the next.
+const ChunkSize = chunkSize
 
 // The chunk header (see package adirt's chunkHdr): entries (4 bytes),
 // values (4), flags (1, then 7 unused), the state (8).
@@ -130,8 +136,13 @@ type Record struct {
 	Off       uint64
 	CallerOff uint64
 	Chain     []Link
-	// Enter: arguments; exit: results.
+	// Enter: arguments; exit: results (nil when the File leaves values
+	// in the file: see File.LazyValues).
 	Values []Value
+	// ValuesAt and ValuesEnd are the offsets in the file of the record's
+	// first value and of the end of its last, NValues the number of its
+	// values (see File.ValuesAt).
+	ValuesAt, ValuesEnd, NValues int
 	// GInfo: the creator of the goroutine.
 	Parent      int64
 	Creator     string // function
@@ -190,7 +201,11 @@ type File struct {
 	Stopped bool
 	// Bytes is the size of the file.
 	Bytes int64
-	path  string
+	// LazyValues makes Each and Poll read over the values of records,
+	// leaving Record.Values nil: a reader that keeps only where they are
+	// (Record.ValuesAt) decodes them later with ValuesAt.
+	LazyValues bool
+	path       string
 
 	// fd is the file being written (OpenLive), whose size Poll reads.
 	fd *os.File
@@ -341,6 +356,12 @@ func (f *File) readTypes() {
 	}
 }
 
+// NumTypes bounds the numbers of the types the records read so far name.
+func (f *File) NumTypes() int {
+	f.readTypes()
+	return len(f.types)
+}
+
 // Close unmaps the file.
 func (f *File) Close() error {
 	if f.data == nil {
@@ -368,7 +389,8 @@ func (f *File) cursor(start int) *cursor {
 	b := padded(f.data[start:end])
 	_, bound, _ := chunkState(unsafe.Pointer(&b[0]))
 	bound = min(bound, len(b))
-	return &cursor{d: decoder{b: b, i: hdrSize, sitePC: &f.sitePC}, start: start, bound: bound, path: f.path}
+	return &cursor{d: decoder{b: b, i: hdrSize, sitePC: &f.sitePC, base: start, lazy: f.LazyValues},
+		start: start, bound: bound, path: f.path}
 }
 
 // padded returns a chunk shorter than the runtime's chunks (the stop
@@ -633,8 +655,14 @@ type decoder struct {
 	slab []Value
 	// text is where strings are allocated from, in bulk (see str).
 	text []byte
-	// skip is set to read over values (their types are still read).
+	// skip is set to read over values.
 	skip bool
+	// lazy is set to read over values only (see File.LazyValues); borrow
+	// to make strings of the chunk's bytes rather than copies (see
+	// File.ValuesAt).
+	lazy, borrow bool
+	// base is the offset of the chunk in the file.
+	base int
 	// dirty is set when the record last decoded has fields that those of
 	// entries and exits do not set.
 	dirty bool
@@ -731,6 +759,9 @@ func (d *decoder) string(b []byte) string {
 	if len(b) == 0 {
 		return ""
 	}
+	if d.borrow {
+		return unsafe.String(&b[0], len(b))
+	}
 	if len(b) > 1024 {
 		return string(b)
 	}
@@ -756,7 +787,7 @@ func (d *decoder) record(k byte, r *Record) error {
 	// The fields of entries and exits; the others are zero but after a
 	// record of another kind (dirty).
 	r.Kind, r.Goid, r.Site, r.PC, r.CallerPC, r.Off, r.CallerOff = k, d.goid, 0, 0, 0, 0, 0
-	r.Chain, r.Values = r.Chain[:0], nil
+	r.Chain, r.Values, r.ValuesAt, r.ValuesEnd, r.NValues = r.Chain[:0], nil, 0, 0, 0
 	b, i := d.b, d.i
 	var err error
 	switch k {
@@ -802,7 +833,7 @@ func (d *decoder) record(k byte, r *Record) error {
 			}
 		}
 		if err == nil {
-			r.Values, i, err = d.values(b, i)
+			r.Values, i, err = d.values(b, i, r)
 		}
 	case RecExit:
 		var desc byte
@@ -812,7 +843,7 @@ func (d *decoder) record(k byte, r *Record) error {
 		pcz, i = fld(b, i, desc>>2)
 		d.lastPC += uint64(unzigzag(pcz))
 		r.PC = d.lastPC
-		r.Values, i, err = d.values(b, i)
+		r.Values, i, err = d.values(b, i, r)
 	case RecGo:
 		r.PC, i = uv(b, i)
 	case RecGInfo:
@@ -840,9 +871,10 @@ func (d *decoder) record(k byte, r *Record) error {
 // runtime's maxChain).
 const maxChain = 64
 
-// values reads the values of a record (only over them when d.skip): see
-// package adirt's value.
-func (d *decoder) values(b []byte, i int) ([]Value, int, error) {
+// values reads the values of record r (only over them when d.skip or
+// d.lazy), and says where they are in r.ValuesAt and
+// r.NValues: see package adirt's value.
+func (d *decoder) values(b []byte, i int, r *Record) ([]Value, int, error) {
 	n, i := small(b, i)
 	if n > 64 {
 		return nil, i, fmt.Errorf("%d values in one record", n)
@@ -851,6 +883,13 @@ func (d *decoder) values(b []byte, i int) ([]Value, int, error) {
 		return nil, i, nil
 	}
 	d.nvals += n
+	vs, end, err := d.decodeValues(b, i, n, !d.skip && !d.lazy)
+	r.ValuesAt, r.ValuesEnd, r.NValues = d.base+i, d.base+end, n
+	return vs, end, err
+}
+
+// decodeValues reads n values at i (only over them unless keep).
+func (d *decoder) decodeValues(b []byte, i, n int, keep bool) ([]Value, int, error) {
 	if len(d.slab)+n > cap(d.slab) {
 		d.slab = make([]Value, 0, max(64, n))
 	}
@@ -858,7 +897,6 @@ func (d *decoder) values(b []byte, i int) ([]Value, int, error) {
 	// are kept.
 	start := len(d.slab)
 	vs := d.slab[start : start+n]
-	keep := !d.skip
 	for k := range vs {
 		if i >= len(b) {
 			return nil, len(b) + 1, errShort
@@ -924,4 +962,27 @@ func (v Value) String() string {
 		return strconv.Quote(v.Text)
 	}
 	return v.Text
+}
+
+// ValuesAt appends to dst the n values at offset at of the file, where a
+// record read with LazyValues has them (Record.ValuesAt and NValues). The
+// values' Type is left zero (see File.Type); the Text of a string or a number is the file's
+// own bytes, valid until the File is closed (copy what is kept). ValuesAt
+// may be called from several goroutines at once.
+func (f *File) ValuesAt(dst []Value, at, n int) ([]Value, error) {
+	start := at &^ (chunkSize - 1)
+	if at-start < hdrSize || at >= int(f.Bytes) || n <= 0 || n > 64 {
+		return dst, fmt.Errorf("record file %s: no %d values at offset %d", f.path, n, at)
+	}
+	end := min(start+chunkSize, int(f.Bytes))
+	dst = slices.Grow(dst, n)
+	d := decoder{b: padded(f.data[start:end]), borrow: true, slab: dst[len(dst):len(dst)]}
+	vs, i, err := d.decodeValues(d.b, at-start, n, true)
+	if err == nil && i > len(d.b) {
+		err = errShort
+	}
+	if err != nil {
+		return dst, fmt.Errorf("record file %s, offset %d: %w", f.path, at, err)
+	}
+	return dst[:len(dst)+len(vs)], nil
 }

@@ -15,7 +15,9 @@ import (
 // Strings that repeat (function names, value names and types, file names)
 // are interned. A *Frame is made from the store when it is asked for (At,
 // Lookup): the garbage collector never scans the index, and a run of a
-// million frames takes some 56 bytes a frame plus its values. Entry and
+// million frames takes some 56 bytes a frame plus its values. A recorder
+// may leave a frame's values where it found them instead (a ValueSource,
+// see source.go): the row then holds their reference and count. Entry and
 // exit sequence numbers and goroutine ids are kept in 32 bits: far more
 // than the frames a recording can hold (the recorders stop at a frame
 // limit, the record file at 2 GiB).
@@ -31,8 +33,11 @@ type row struct {
 	site      uint32 // call site: r.poss[site]
 	entry     uint32
 	exit      uint32
-	args      uint32 // first argument in r.vals
-	results   uint32 // first result in r.vals
+	// args and results are where the frame's arguments and results start
+	// in r.vals, or their reference in r.source (flagSourceArgs,
+	// flagSourceResults).
+	args    uint32
+	results uint32
 	// kids is where the frame's callees start in r.kids (Index); they end
 	// where the next frame's start.
 	kids        uint32
@@ -47,6 +52,10 @@ const pendingCaller = -2
 const (
 	flagSpawn = 1 << iota
 	flagIndirect
+	// flagSourceArgs and flagSourceResults: the arguments or results are
+	// in r.source (see ValueSource).
+	flagSourceArgs
+	flagSourceResults
 )
 
 var exitKinds = [...]Exit{Running, Returned, Panicked, Goexited, Unrecorded}
@@ -73,6 +82,9 @@ type fnInfo struct {
 	// frames are the Seqs of its frames in order of entry (so by
 	// FID.Index), made by Index.
 	frames []int32
+	// params and results name the values of its frames that are in
+	// r.source (see SetValueNames).
+	params, results []string
 }
 
 // vrow is one recorded value in the store.
@@ -178,6 +190,9 @@ type store struct {
 	// pendingCaller (Add), and, after Index, of frames whose caller is
 	// not in the recording.
 	callers map[int32]FID
+	// source holds the values of the frames with flagSourceArgs or
+	// flagSourceResults.
+	source ValueSource
 	// mem is set when rows, kids, vals and text are mapped (Spill,
 	// OffHeap).
 	mem *mapping
@@ -374,18 +389,21 @@ func (r *Recording) SetPanic(seq int, text string) {
 func (r *Recording) SetArgs(seq int, vs []Value) {
 	w := &r.rows[seq]
 	w.args, w.nargs = r.appendValues(vs)
+	w.flags &^= flagSourceArgs
 }
 
 // SetResults sets the results of frame seq.
 func (r *Recording) SetResults(seq int, vs []Value) {
 	w := &r.rows[seq]
 	w.results, w.nres = r.appendValues(vs)
+	w.flags &^= flagSourceResults
 }
 
 // SetArg replaces argument i of frame seq (the debugger read what the
-// instrumenting recorder kept only the shape of).
+// instrumenting recorder kept only the shape of). The frame's arguments
+// move to the store if they were in the value source.
 func (r *Recording) SetArg(seq, i int, v Value) {
-	args := r.values(r.rows[seq].args, r.rows[seq].nargs)
+	args := r.argsOf(seq)
 	if i < len(args) {
 		args[i] = v
 		r.SetArgs(seq, args)
@@ -394,7 +412,7 @@ func (r *Recording) SetArg(seq, i int, v Value) {
 
 // SetResult replaces result i of frame seq.
 func (r *Recording) SetResult(seq, i int, v Value) {
-	res := r.values(r.rows[seq].results, r.rows[seq].nres)
+	res := r.resultsOf(seq)
 	if i < len(res) {
 		res[i] = v
 		r.SetResults(seq, res)
@@ -408,8 +426,10 @@ func (r *Recording) AttachValues(seq int, first uint32, results bool) {
 	w := &r.rows[seq]
 	if results {
 		w.results, w.nres = first, n
+		w.flags &^= flagSourceResults
 	} else {
 		w.args, w.nargs = first, n
+		w.flags &^= flagSourceArgs
 	}
 }
 
@@ -610,8 +630,8 @@ func (r *Recording) At(seq int) *Frame {
 		Goroutine: int64(w.goroutine),
 		CallSite:  r.poss[w.site],
 		Decl:      fn.decl,
-		Args:      r.values(w.args, w.nargs),
-		Results:   r.values(w.results, w.nres),
+		Args:      r.argsOf(seq),
+		Results:   r.resultsOf(seq),
 		Exit:      exitKinds[w.exitKind],
 		EntrySeq:  uint64(w.entry),
 		ExitSeq:   uint64(w.exit),
@@ -658,7 +678,11 @@ func (r *Recording) held(n, c, size int) int {
 func (r *Recording) IndexBytes() int {
 	n := r.held(len(r.rows), cap(r.rows), int(unsafe.Sizeof(row{}))) + r.held(len(r.kids), cap(r.kids), 4)
 	for i := range r.funcs {
-		n += int(unsafe.Sizeof(r.funcs[i])) + len(r.funcs[i].name) + len(r.funcs[i].decl.File) + cap(r.funcs[i].frames)*4
+		fn := &r.funcs[i]
+		n += int(unsafe.Sizeof(*fn)) + len(fn.name) + len(fn.decl.File) + cap(fn.frames)*4
+		for _, s := range slices.Concat(fn.params, fn.results) {
+			n += int(unsafe.Sizeof(s)) + len(s)
+		}
 	}
 	n += cap(r.poss) * int(unsafe.Sizeof(Pos{}))
 	for _, s := range r.strs {
@@ -672,9 +696,13 @@ func (r *Recording) IndexBytes() int {
 }
 
 // ValueBytes is what the recorded values take in memory: their rows, their
-// text, and the values held apart (their children).
+// text, the values held apart (their children), and what the value source
+// keeps for the values left in it (see ValueSource.Bytes).
 func (r *Recording) ValueBytes() int {
 	n := r.held(len(r.vals), cap(r.vals), int(unsafe.Sizeof(vrow{}))) + cap(r.lens)*16
+	if r.source != nil {
+		n += r.source.Bytes()
+	}
 	for _, b := range r.text {
 		n += r.held(len(b), cap(b), 1)
 	}
@@ -807,10 +835,10 @@ func (r *Recording) Keep(keep []bool) {
 	}
 	before := uint32(len(old.vals))
 	for i := prefix; i < len(old.rows); i++ {
-		if w := &old.rows[i]; w.nargs > 0 {
+		if w := &old.rows[i]; w.nargs > 0 && w.flags&flagSourceArgs == 0 {
 			before = min(before, w.args)
 		}
-		if w := &old.rows[i]; w.nres > 0 {
+		if w := &old.rows[i]; w.nres > 0 && w.flags&flagSourceResults == 0 {
 			before = min(before, w.results)
 		}
 	}
@@ -875,8 +903,13 @@ func (r *Recording) Keep(keep []bool) {
 			p := &old.rows[old.rows[i].parent]
 			r.callers[seq] = FID{Func: old.funcs[p.fn].name, Index: int(p.index)}
 		}
-		w.args = copyVals(w.args, w.nargs)
-		w.results = copyVals(w.results, w.nres)
+		// Values in r.source stay there, where their references point.
+		if w.flags&flagSourceArgs == 0 {
+			w.args = copyVals(w.args, w.nargs)
+		}
+		if w.flags&flagSourceResults == 0 {
+			w.results = copyVals(w.results, w.nres)
+		}
 	}
 	for i, c := range old.callers {
 		if seq := to[i]; seq >= 0 {

@@ -1,0 +1,217 @@
+package engine
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/adi-go/adi/engine/instrument"
+	"github.com/adi-go/adi/engine/trace"
+)
+
+// fileValues is the value source of an instrumented recording (see
+// trace.ValueSource): the arguments and results stay in the record file,
+// which stays mapped while the recording lives, and a frame's are decoded
+// and rendered when it is read, as builder.values renders them at index
+// time. A session reads the values of a few hundred frames; the index
+// build no longer decodes, renders and copies the millions of the run.
+//
+// Its methods may be called from several goroutines at once: the file is
+// only read, and the types are all rendered when it is made.
+type fileValues struct {
+	file  *instrument.File
+	types []vtype // by type number
+	bytes int64   // see Bytes
+	// decoded are buffers for a frame's decoded values (*[]instrument.Value).
+	decoded sync.Pool
+}
+
+// vtype is a recorded type, as values of it are rendered (see itype).
+type vtype struct {
+	name, short string
+	kind        trace.Kind
+	// texts of a non-nil value (pointer, func, interface) and of a
+	// composite one without length.
+	nonNil, other string
+}
+
+// newFileValues makes the value source of the values in f, whose records
+// have all been read (the types they name are known).
+func newFileValues(f *instrument.File) *fileValues {
+	s := &fileValues{file: f, types: make([]vtype, f.NumTypes()), bytes: f.Bytes}
+	for id := range s.types {
+		s.types[id] = newVType(f.Type(uint32(id)))
+	}
+	return s
+}
+
+func newVType(it instrument.Type) vtype {
+	short := shortType(it.Name)
+	t := vtype{name: it.Name, short: short, kind: kindOf(it.Kind), other: short + "{…}"}
+	switch t.kind {
+	case trace.KindPointer:
+		t.nonNil = "&" + strings.TrimPrefix(short, "*") + "{…}"
+	case trace.KindFunc:
+		t.nonNil = short
+	default:
+		t.nonNil = short + "(…)"
+	}
+	return t
+}
+
+// typ returns the rendering of type id (a type number past the file's, in
+// a damaged record, names the zero Type as File.Type does).
+func (s *fileValues) typ(id uint32) vtype {
+	if int(id) < len(s.types) {
+		return s.types[id]
+	}
+	return newVType(instrument.Type{})
+}
+
+// Bytes is what the record file holds once trimmed (see trim): the
+// recording keeps it, mapped, for its values (the pages of a memfd are
+// memory; those of a file in the work directory are counted too).
+func (s *fileValues) Bytes() int { return int(s.bytes) }
+
+// trim frees the parts of the record file fd that hold none of the
+// recording's values, and counts what it still holds (fstat's blocks: what
+// the kernel keeps for it). ends are by chunk the end of the chunk's last
+// value the recording refers to (0: none). A chunk is kept from its start
+// to the page past that end, with the bytes the decoder reads ahead; the
+// rest of it (its records are read, the runtime left its tail empty, a
+// chunk of an ended goroutine) is given back to the kernel. A file system
+// that cannot free parts of a file keeps all of it, which is counted.
+func (s *fileValues) trim(fd *os.File, ends []int) {
+	size := int(s.file.Bytes)
+	page := os.Getpagesize()
+	var from, to int // the range to free, pending
+	free := func() {
+		if to > from {
+			unix.Fallocate(int(fd.Fd()), unix.FALLOC_FL_PUNCH_HOLE|unix.FALLOC_FL_KEEP_SIZE, int64(from), int64(to-from))
+		}
+	}
+	for start := 0; start < size; start += instrument.ChunkSize {
+		keep := start
+		if c := start / instrument.ChunkSize; c < len(ends) && ends[c] > 0 {
+			keep = min((ends[c]+readAhead+page-1)/page*page, start+instrument.ChunkSize)
+		}
+		end := min(start+instrument.ChunkSize, size)
+		if keep >= end {
+			continue
+		}
+		if keep != to {
+			free()
+			from = keep
+		}
+		to = end
+	}
+	free()
+	var st unix.Stat_t
+	if err := unix.Fstat(int(fd.Fd()), &st); err == nil {
+		s.bytes = st.Blocks * 512
+	} else {
+		s.bytes = s.file.Bytes
+	}
+}
+
+// readAhead is how far past a value the decoder may read (see
+// instrument's uv and fld).
+const readAhead = 16
+
+// close unmaps the record file (when the recording is collected).
+func (s *fileValues) close() { s.file.Close() }
+
+// AppendValues decodes and renders the n values at offset ref of the
+// record file.
+func (s *fileValues) AppendValues(dst []trace.Value, ref uint32, n int, names []string) []trace.Value {
+	buf, _ := s.decoded.Get().(*[]instrument.Value)
+	if buf == nil {
+		buf = new([]instrument.Value)
+	}
+	defer s.decoded.Put(buf)
+	vs, err := s.file.ValuesAt((*buf)[:0], int(ref), n)
+	*buf = vs
+	if err != nil {
+		// The records were read through once already: a value that does
+		// not decode now is a bug, said in the values' place.
+		for i := range n {
+			dst = append(dst, trace.Value{Name: nameAt(names, i), Error: err.Error()})
+		}
+		return dst
+	}
+	for i := range vs {
+		v := &vs[i]
+		t := s.typ(v.TypeID)
+		out := trace.Value{Name: nameAt(names, i), Type: t.name, Kind: t.kind, Len: v.Len, Cap: v.Cap}
+		switch v.Tag {
+		case instrument.TagInt:
+			out.Kind, out.Text = trace.KindInt, strconv.FormatInt(v.Int, 10)
+		case instrument.TagUint:
+			out.Kind, out.Text = trace.KindUint, strconv.FormatUint(v.Uint, 10)
+		case instrument.TagTrue, instrument.TagFalse:
+			out.Kind, out.Text = trace.KindBool, strconv.FormatBool(v.Tag == instrument.TagTrue)
+		case instrument.TagNil:
+			out.Text, out.Nil = "nil", true
+		case instrument.TagNonNil:
+			out.Text, out.Cut = t.nonNil, true
+		case instrument.TagOther:
+			out.Text, out.Cut = t.other, true
+		case instrument.TagFloat, instrument.TagComplex:
+			// The decoded text is the file's bytes: copied.
+			out.Kind, out.Text = trace.KindFloat, strings.Clone(v.Text)
+			if v.Tag == instrument.TagComplex {
+				out.Kind = trace.KindComplex
+			}
+		case instrument.TagString:
+			out.Kind = trace.KindString
+			out.Text, out.Cut = stringText(v.Text, v.Len)
+		case instrument.TagLen:
+			out.Text, out.Cut = lenText(&t, v.Len, v.Cap), true
+		}
+		dst = append(dst, out)
+	}
+	return dst
+}
+
+// nameAt is names[i], "" past its end.
+func nameAt(names []string, i int) string {
+	if i < len(names) {
+		return names[i]
+	}
+	return ""
+}
+
+// stringText renders a string value of n bytes of which s was recorded:
+// quoted, with how much more there was when it was cut.
+func stringText(s string, n int64) (string, bool) {
+	more := n - int64(len(s))
+	if more <= 0 {
+		return strconv.Quote(s), false
+	}
+	b := make([]byte, 0, len(s)+24)
+	b = strconv.AppendQuote(b, s)
+	b = append(b, "…+"...)
+	b = strconv.AppendInt(b, more, 10)
+	b = append(b, " more"...)
+	return string(b), true
+}
+
+// lenText renders a slice, map, array or channel by its type and length
+// (and a channel's capacity).
+func lenText(t *vtype, n, c int64) string {
+	b := make([]byte, 0, len(t.short)+24)
+	b = append(b, t.short...)
+	if t.kind == trace.KindChan {
+		b = append(b, " (len "...)
+		b = strconv.AppendInt(b, n, 10)
+		b = append(b, ", cap "...)
+		b = strconv.AppendInt(b, c, 10)
+	} else {
+		b = append(b, "{…} (len "...)
+		b = strconv.AppendInt(b, n, 10)
+	}
+	return string(append(b, ')'))
+}

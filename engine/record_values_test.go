@@ -1,0 +1,314 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/adi-go/adi/engine/target"
+	"github.com/adi-go/adi/engine/trace"
+)
+
+// valuesProgram passes and returns values of every kind the instrumenting
+// recorder tells apart.
+const valuesProgram = `package main
+
+import (
+	"errors"
+	"fmt"
+	"unsafe"
+)
+
+type T struct{ X int }
+
+type I interface{ M() int }
+
+func (t T) M() int { return t.X }
+
+func (t *T) Add(n int8) (sum int64) { return int64(t.X) + int64(n) }
+
+func ints(a int, b int8, c int64) (int, int64) { return a + int(b), c * 2 }
+
+func uints(a uint, b uint8, c uintptr) uint64 { return uint64(a) + uint64(b) + uint64(c) }
+
+func floats(x float64, y float32, z complex128, w complex64) (float64, complex128) {
+	return x * float64(y), z * complex128(w)
+}
+
+func bools(a, b bool) bool { return a && !b }
+
+func strs(s, empty, long string) (string, int) { return s + "!", len(long) + len(empty) }
+
+func ptrs(p, q *T, u unsafe.Pointer) *T {
+	if p == nil {
+		return q
+	}
+	return p
+}
+
+func comps(s, ns []int, m, nm map[string]int, c, nc chan int, a [3]int, t T, f, nf func() int) int {
+	return len(s) + len(m) + len(c) + a[0] + t.X
+}
+
+func ifaces(i, ni I, e, ne error, x any) (I, error) { return i, e }
+
+func Map[K comparable, V any](m map[K]V, k K) (V, bool) {
+	v, ok := m[k]
+	return v, ok
+}
+
+func variadic(xs ...int) []int { return xs }
+
+func main() {
+	t := &T{X: 4}
+	fmt.Println(t.Add(3), t.M())
+	fmt.Println(ints(-7, 3, 1<<40))
+	fmt.Println(uints(7, 255, 12))
+	fmt.Println(floats(1.5, 2.25, complex(1, -2), complex(0.5, 3)))
+	fmt.Println(bools(true, false), bools(false, true))
+	fmt.Println(strs("héllo \"q\"\n", "", "a string longer than the bound the recorder keeps"))
+	fmt.Println(ptrs(nil, t, nil), ptrs(t, nil, unsafe.Pointer(t)))
+	c := make(chan int, 3)
+	c <- 1
+	s := make([]int, 2, 5)
+	fmt.Println(comps(s, nil, map[string]int{"a": 1, "b": 2}, nil, c, nil, [3]int{1, 2, 3}, *t, func() int { return 1 }, nil))
+	fmt.Println(ifaces(*t, nil, errors.New("boom"), nil, 3.5))
+	fmt.Println(Map(map[string]int{"x": 1}, "x"))
+	fmt.Println(Map(map[int]string{1: "one"}, 2))
+	fmt.Println(variadic(1, 2, 3), variadic())
+	// Goroutines, one after the other: each writes to a chunk of its own.
+	for g := 0; g < 3; g++ {
+		done := make(chan bool)
+		go func() {
+			for i := 0; i < 20; i++ {
+				strs(fmt.Sprint(g, i), "", "")
+			}
+			done <- true
+		}()
+		<-done
+	}
+	for i := 0; i < 40; i++ {
+		ints(i, int8(i), int64(-i))
+	}
+}
+`
+
+// buildValuesProgram writes valuesProgram to a module and builds it with
+// the hooks.
+func buildValuesProgram(t *testing.T) (*instrumented, *Program, string) {
+	t.Helper()
+	dir := t.TempDir()
+	for name, text := range map[string]string{"go.mod": "module example.com/values\n\ngo 1.21\n", "main.go": valuesProgram} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	spec, err := target.Parse([]string{"go", "run", "."}, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	in, err := buildInstrumented(context.Background(), spec, work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in, &Program{Dir: dir}, work
+}
+
+// TestFileValues records a program passing values of every kind with the
+// values left in the record file (trimmed to the pages that hold them)
+// and with them decoded into the index: every frame reads back the same
+// (name, type, kind, text, length, capacity, nil-ness, cut), also with a
+// frame limit dropping frames.
+func TestFileValues(t *testing.T) {
+	in, prog, work := buildValuesProgram(t)
+	record := func(decode bool, lim Limits) *trace.Recording {
+		t.Helper()
+		lim.MaxString = 16
+		rec, err := recordInstrumented(context.Background(), in, prog, work, RecordOptions{Limits: lim, decodeValues: decode})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Outcome.ExitCode != 0 {
+			t.Fatalf("exit status %d: %s", rec.Outcome.ExitCode, rec.Outcome.Output())
+		}
+		return rec
+	}
+	for _, lim := range []Limits{{}, {MaxFrames: 9}} {
+		decoded, inFile := record(true, lim), record(false, lim)
+		if decoded.Values() == 0 || inFile.Values() != 0 {
+			t.Fatalf("MaxFrames %d: %d values in the index decoding them, %d leaving them in the file (want some, none)",
+				lim.MaxFrames, decoded.Values(), inFile.Values())
+		}
+		if decoded.Len() != inFile.Len() || decoded.Len() < 9 {
+			t.Fatalf("MaxFrames %d: %d frames decoding values, %d leaving them in the file", lim.MaxFrames, decoded.Len(), inFile.Len())
+		}
+		// Goroutine ids differ from run to run (numbered here in order
+		// of their first frames), and so may the order of the events of
+		// two goroutines (their sequence numbers are left out).
+		gids := []map[int64]int64{{}, {}}
+		gid := func(k int, f *trace.Frame) {
+			if _, ok := gids[k][f.Goroutine]; !ok {
+				gids[k][f.Goroutine] = int64(len(gids[k]) + 1)
+			}
+			f.Goroutine = gids[k][f.Goroutine]
+			f.EntrySeq, f.ExitSeq, f.SpawnSeq = 0, 0, 0
+		}
+		seen := map[string]bool{}
+		for i := range decoded.Len() {
+			want, got := decoded.At(i), inFile.At(i)
+			gid(0, want)
+			gid(1, got)
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("MaxFrames %d, frame %d:\n got %+v\nwant %+v", lim.MaxFrames, i, got, want)
+			}
+			for _, v := range append(want.Args, want.Results...) {
+				seen[valueClass(&v)] = true
+			}
+		}
+		if lim.MaxFrames > 0 {
+			continue
+		}
+		for _, c := range []string{"int", "uint", "float", "complex", "bool", "string", "string cut", "pointer nil",
+			"pointer", "slice len cap", "slice nil", "map len", "map nil", "chan len cap", "chan nil", "array len",
+			"struct", "func", "func nil", "interface", "interface nil"} {
+			if !seen[c] {
+				t.Errorf("no value of class %q recorded (seen %v)", c, seen)
+			}
+		}
+	}
+}
+
+// valueClass says what kind of value v is, for TestFileValues's count.
+func valueClass(v *trace.Value) string {
+	c := string(v.Kind)
+	switch {
+	case v.Nil:
+		c += " nil"
+	case v.Kind == trace.KindString && v.Cut:
+		c += " cut"
+	case v.Cap > 0:
+		c += " len cap"
+	case v.Len > 0 && v.Kind != trace.KindString:
+		c += " len"
+	}
+	return c
+}
+
+// TestFileValuesSetArg fills in an argument of a frame whose values are in
+// the record file, as an FLT does: that frame changes, its results and the
+// other frames read as before.
+func TestFileValuesSetArg(t *testing.T) {
+	in, prog, work := buildValuesProgram(t)
+	rec, err := recordInstrumented(context.Background(), in, prog, work, RecordOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seqs := rec.InvocationSeqs("main.comps")
+	if len(seqs) != 1 {
+		t.Fatalf("%d frames of main.comps, want 1", len(seqs))
+	}
+	seq := int(seqs[0])
+	before := []*trace.Frame{rec.At(seq - 1), rec.At(seq), rec.At(seq + 1)}
+	full := trace.Value{Name: "t", Type: "main.T", Kind: trace.KindStruct, Text: "main.T{X: 4}",
+		Children: []trace.Value{{Name: "X", Type: "int", Kind: trace.KindInt, Text: "4"}}}
+	rec.SetArg(seq, 7, full)
+	want := before[1]
+	want.Args = append([]trace.Value(nil), want.Args...)
+	want.Args[7] = full
+	if got := rec.At(seq); !reflect.DeepEqual(got, want) {
+		t.Errorf("after SetArg:\n got %+v\nwant %+v", got, want)
+	}
+	for _, f := range []*trace.Frame{before[0], before[2]} {
+		if got := rec.At(f.Seq); !reflect.DeepEqual(got, f) {
+			t.Errorf("frame %d changed:\n got %+v\nwant %+v", f.Seq, got, f)
+		}
+	}
+}
+
+// TestFileValuesReleased checks that the record file a recording keeps its
+// values in is released with the recording: mapped while the recording
+// lives, unmapped once it is collected, and never held by a descriptor.
+func TestFileValuesReleased(t *testing.T) {
+	in, prog, work := buildValuesProgram(t)
+	held := func() (maps, fds int) {
+		b, err := os.ReadFile("/proc/self/maps")
+		if err != nil {
+			t.Fatal(err)
+		}
+		maps = strings.Count(string(b), "adi-records")
+		ents, _ := os.ReadDir("/proc/self/fd")
+		for _, e := range ents {
+			if l, _ := os.Readlink("/proc/self/fd/" + e.Name()); strings.Contains(l, "adi-records") {
+				fds++
+			}
+		}
+		return maps, fds
+	}
+	// Recordings of earlier tests may still be collected.
+	settle := func(want func(maps int) bool) int {
+		var maps int
+		for range 100 {
+			runtime.GC()
+			time.Sleep(10 * time.Millisecond)
+			if maps, _ = held(); want(maps) {
+				break
+			}
+		}
+		return maps
+	}
+	base := settle(func(int) bool { return false })
+	rec, err := recordInstrumented(context.Background(), in, prog, work, RecordOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	maps, fds := held()
+	if maps != base+1 || fds != 0 {
+		t.Fatalf("while the recording lives: %d mappings of the record file, %d descriptors; want %d, 0", maps, fds, base+1)
+	}
+	if f := rec.At(rec.Len() - 1); len(f.Args) != 3 || f.Args[0].Text != "39" {
+		t.Fatalf("last frame's arguments %+v", f.Args)
+	}
+	// What the file holds past the values is given back: of its 256 KiB
+	// (four chunks), the few pages that hold values.
+	if n := rec.ValueBytes(); n <= 0 || n >= 64<<10 {
+		t.Errorf("ValueBytes %d, want the few pages of the record file that hold values", n)
+	}
+	rec = nil
+	if maps := settle(func(maps int) bool { return maps <= base }); maps > base {
+		t.Fatalf("the record file is still mapped after the recording was collected (%d mappings, %d before it)", maps, base)
+	}
+}
+
+// BenchmarkFileValuesAt measures making a frame (At) of the instrumenting
+// recorder's index of testdata/bench/fib with its values decoded into the
+// index and left in the record file: what reading a frame's values from
+// the file costs a navigation command, per frame.
+func BenchmarkFileValuesAt(b *testing.B) {
+	inst, prog := buildFib(b)
+	for _, decode := range []bool{true, false} {
+		name := "in-file"
+		if decode {
+			name = "decoded"
+		}
+		b.Run(name, func(b *testing.B) {
+			rec, err := recordInstrumented(context.Background(), inst.in, prog, inst.work,
+				RecordOptions{Limits: Limits{MaxFrames: 2_000_000}, decodeValues: decode})
+			if err != nil {
+				b.Fatal(err)
+			}
+			seq := 1 // main.main#1 is frame 0, the others are main.fib's
+			for b.Loop() {
+				if f := rec.At(seq); len(f.Args) != 1 {
+					b.Fatalf("frame %d: arguments %+v", seq, f.Args)
+				}
+				seq = 1 + (seq+7919)%(rec.Len()-1)
+			}
+		})
+	}
+}
