@@ -883,13 +883,66 @@ func (d *decoder) values(b []byte, i int, r *Record) ([]Value, int, error) {
 		return nil, i, nil
 	}
 	d.nvals += n
-	vs, end, err := d.decodeValues(b, i, n, !d.skip && !d.lazy)
+	var vs []Value
+	var end int
+	var err error
+	if d.skip || d.lazy {
+		end, err = skipValues(b, i, n)
+	} else {
+		vs, end, err = d.decodeValues(b, i, n)
+	}
 	r.ValuesAt, r.ValuesEnd, r.NValues = d.base+i, d.base+end, n
 	return vs, end, err
 }
 
-// decodeValues reads n values at i (only over them unless keep).
-func (d *decoder) decodeValues(b []byte, i, n int, keep bool) ([]Value, int, error) {
+// skipValues reads over n values at i: their sizes are in their
+// descriptors, but for the strings'.
+func skipValues(b []byte, i, n int) (int, error) {
+	for ; n > 0; n-- {
+		if i >= len(b) {
+			return len(b) + 1, errShort
+		}
+		desc := b[i]
+		i += 1 + 1<<(desc>>4&3) // the descriptor, the type number
+		switch desc & 15 {
+		case TagInt, TagUint:
+			i += 1 << (desc >> 6 & 3)
+		case TagString:
+			var m uint64
+			m, i = uv(b, i+1<<(desc>>6&3))
+			if i > len(b) || m > uint64(len(b)-i) {
+				return len(b) + 1, errShort
+			}
+			i += int(m)
+		case TagLen:
+			i = skipv(b, i+1<<(desc>>6&3), 1)
+		case TagFloat:
+			i = skipStr(b, i)
+		case TagComplex:
+			i = skipStr(b, skipStr(b, i))
+		case TagNil, TagNonNil, TagFalse, TagTrue, TagOther:
+		default:
+			return i, fmt.Errorf("unknown value tag %d", desc&15)
+		}
+	}
+	if i > len(b) {
+		return len(b) + 1, errShort
+	}
+	return i, nil
+}
+
+// skipStr reads over a string (see decoder.str).
+func skipStr(b []byte, i int) int {
+	_, i = uv(b, i)
+	n, i := uv(b, i)
+	if i > len(b) || n > uint64(len(b)-i) {
+		return len(b) + 1
+	}
+	return i + int(n)
+}
+
+// decodeValues reads n values at i.
+func (d *decoder) decodeValues(b []byte, i, n int) ([]Value, int, error) {
 	if len(d.slab)+n > cap(d.slab) {
 		d.slab = make([]Value, 0, max(64, n))
 	}
@@ -921,9 +974,7 @@ func (d *decoder) decodeValues(b []byte, i, n int, keep bool) ([]Value, int, err
 			if i > len(b) || m > uint64(len(b)-i) {
 				return nil, len(b) + 1, errShort
 			}
-			if keep {
-				v.Text = d.string(b[i : i+int(m)])
-			}
+			v.Text = d.string(b[i : i+int(m)])
 			i += int(m)
 		case TagLen:
 			x, i = fld(b, i, desc>>6)
@@ -931,21 +982,16 @@ func (d *decoder) decodeValues(b []byte, i, n int, keep bool) ([]Value, int, err
 			x, i = uv(b, i)
 			v.Cap = int64(x)
 		case TagFloat:
-			v.Text, _, i = d.str(b, i, keep)
+			v.Text, _, i = d.str(b, i, true)
 		case TagComplex:
 			var re, im string
-			re, _, i = d.str(b, i, keep)
-			im, _, i = d.str(b, i, keep)
-			if keep {
-				v.Text = "(" + re + " + " + im + "i)"
-			}
+			re, _, i = d.str(b, i, true)
+			im, _, i = d.str(b, i, true)
+			v.Text = "(" + re + " + " + im + "i)"
 		case TagNil, TagNonNil, TagFalse, TagTrue, TagOther:
 		default:
 			return nil, i, fmt.Errorf("unknown value tag %d", v.Tag)
 		}
-	}
-	if !keep {
-		return nil, i, nil
 	}
 	d.slab = d.slab[:start+n]
 	return vs[:n:n], i, nil
@@ -977,7 +1023,7 @@ func (f *File) ValuesAt(dst []Value, at, n int) ([]Value, error) {
 	end := min(start+chunkSize, int(f.Bytes))
 	dst = slices.Grow(dst, n)
 	d := decoder{b: padded(f.data[start:end]), borrow: true, slab: dst[len(dst):len(dst)]}
-	vs, i, err := d.decodeValues(d.b, at-start, n, true)
+	vs, i, err := d.decodeValues(d.b, at-start, n)
 	if err == nil && i > len(d.b) {
 		err = errShort
 	}
