@@ -477,8 +477,12 @@ func (f *File) Poll(final bool, fn func(*Record) error) (int, error) {
 		if !final {
 			w = atomic.LoadUint64((*uint64)(unsafe.Pointer(&f.data[ctlSeq])))
 		}
-		if err := f.stat(); err != nil {
-			return 0, err
+		// The runtime hands out the chunks in order: while the last one
+		// known is not used, the file has not grown (with a chunk used).
+		if n := len(f.chunks); final || n == 0 || f.used(n-1) {
+			if err := f.stat(); err != nil {
+				return 0, err
+			}
 		}
 		size = int(f.Bytes)
 	}
@@ -536,6 +540,12 @@ func (f *File) Poll(final bool, fn func(*Record) error) (int, error) {
 	}
 	f.scan = keep
 	return f.merge(w, fn)
+}
+
+// used reports whether chunk n is used.
+func (f *File) used(n int) bool {
+	flags := atomic.LoadUint32((*uint32)(unsafe.Pointer(&f.data[n*chunkSize+hdrFlags])))
+	return flags&hdrUsed != 0
 }
 
 // stat reads the size of a file being written into f.Bytes (as much as
