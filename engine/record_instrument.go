@@ -219,8 +219,10 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 // once they are read.
 type symbols func() (*gosym.Table, error)
 
-// newBuilder returns a builder of the index of the records of f.
-func newBuilder(in *instrumented, lim Limits, syms symbols, f *instrument.File) (*builder, error) {
+// newBuilder returns a builder of the index of the records of f, which
+// leaves their values in the file if lazy.
+func newBuilder(in *instrumented, lim Limits, syms symbols, f *instrument.File, lazy bool) (*builder, error) {
+	f.LazyValues = lazy
 	bi, err := syms()
 	if err != nil {
 		return nil, fmt.Errorf("reading the instrumented binary's symbols: %w", err)
@@ -250,20 +252,16 @@ func newBuilder(in *instrumented, lim Limits, syms symbols, f *instrument.File) 
 // until the target has exited (exited is closed) and every record is read.
 // It returns a nil builder if the index grew past above bytes (which it
 // keeps out of memory: see indexAfter).
-func indexLive(records *os.File, in *instrumented, lim Limits, syms symbols, exited <-chan struct{}, above int64, lazy bool) (*builder, *instrument.File, error) {
-	t, err := instrument.OpenLive(records, maxRecordFile)
-	if err != nil {
+func indexLive(records *os.File, in *instrumented, lim Limits, syms symbols, exited <-chan struct{}, above int64, lazy bool) (b *builder, t *instrument.File, err error) {
+	if t, err = instrument.OpenLive(records, maxRecordFile); err != nil {
 		return nil, nil, err
 	}
-	t.LazyValues = lazy
-	b, err := newBuilder(in, lim, syms, t)
-	if err != nil {
-		t.Close()
+	defer closeUnless(&b, t)
+	if b, err = newBuilder(in, lim, syms, t, lazy); err != nil {
 		return nil, nil, err
 	}
 	defer lessGC()()
 	if err := b.rec.OffHeap(liveFrames, 2*liveFrames, 0); err != nil {
-		t.Close()
 		return nil, nil, err
 	}
 	event := func(r *instrument.Record) error { b.event(r); return nil }
@@ -271,7 +269,6 @@ func indexLive(records *os.File, in *instrumented, lim Limits, syms symbols, exi
 		select {
 		case <-exited:
 			if _, err := t.Poll(true, event); err != nil {
-				t.Close()
 				return nil, nil, err
 			}
 			return b, t, nil
@@ -279,11 +276,9 @@ func indexLive(records *os.File, in *instrumented, lim Limits, syms symbols, exi
 		}
 		n, err := t.Poll(false, event)
 		if err != nil {
-			t.Close()
 			return nil, nil, err
 		}
 		if above >= 0 && indexSize(b.rec.Len(), int(b.rec.Values())) > above {
-			t.Close()
 			return nil, nil, nil
 		}
 		if n == 0 {
@@ -301,17 +296,22 @@ const (
 	pollIdle = 100 * time.Microsecond
 )
 
+// closeUnless closes t unless *b, the builder of its records, is returned
+// (deferred).
+func closeUnless(b **builder, t *instrument.File) {
+	if *b == nil {
+		t.Close()
+	}
+}
+
 // indexAfter builds the index of the records in a mapped file at path,
 // once the target has exited: its size is known then.
-func indexAfter(records *os.File, in *instrumented, lim Limits, syms symbols, path string, lazy bool) (*builder, *instrument.File, error) {
-	t, err := instrument.Open(records)
-	if err != nil {
+func indexAfter(records *os.File, in *instrumented, lim Limits, syms symbols, path string, lazy bool) (b *builder, t *instrument.File, err error) {
+	if t, err = instrument.Open(records); err != nil {
 		return nil, nil, err
 	}
-	t.LazyValues = lazy
-	b, err := newBuilder(in, lim, syms, t)
-	if err != nil {
-		t.Close()
+	defer closeUnless(&b, t)
+	if b, err = newBuilder(in, lim, syms, t, lazy); err != nil {
 		return nil, nil, err
 	}
 	defer lessGC()()
@@ -321,12 +321,10 @@ func indexAfter(records *os.File, in *instrumented, lim Limits, syms symbols, pa
 		values = 0
 	}
 	if err := b.rec.Spill(path, t.Enters, values, values*textBytes); err != nil {
-		t.Close()
 		return nil, nil, err
 	}
 	b.rec.Grow(t.Enters, values)
 	if err := t.Each(func(r *instrument.Record) error { b.event(r); return nil }); err != nil {
-		t.Close()
 		return nil, nil, err
 	}
 	return b, t, nil
