@@ -265,6 +265,9 @@ func indexLive(records *os.File, in *instrumented, lim Limits, syms symbols, exi
 		return nil, nil, err
 	}
 	event := func(r *instrument.Record) error { b.event(r); return nil }
+	idle := pollIdle
+	wait := time.NewTimer(idle)
+	defer wait.Stop()
 	for {
 		select {
 		case <-exited:
@@ -281,9 +284,18 @@ func indexLive(records *os.File, in *instrumented, lim Limits, syms symbols, exi
 		if above >= 0 && indexSize(b.rec.Len(), int(b.rec.Values())) > above {
 			return nil, nil, nil
 		}
-		if n == 0 {
-			time.Sleep(pollIdle)
+		if n > 0 {
+			idle = pollIdle
+			continue
 		}
+		// A target that waits (for input, a timer, the network) is
+		// polled less and less often; its end is seen at once.
+		wait.Reset(idle)
+		select {
+		case <-wait.C:
+		case <-exited:
+		}
+		idle = min(2*idle, maxPollIdle)
 	}
 }
 
@@ -292,8 +304,10 @@ const (
 	// given room for (it grows from there).
 	liveFrames = 16 << 10
 	// pollIdle is how long the index waits for the target's next records
-	// when it has read all those written.
-	pollIdle = 100 * time.Microsecond
+	// when it has read all those written, up to maxPollIdle when there
+	// are still none.
+	pollIdle    = 100 * time.Microsecond
+	maxPollIdle = 5 * time.Millisecond
 )
 
 // closeUnless closes t unless *b, the builder of its records, is returned
