@@ -991,9 +991,11 @@ func (r *Recording) indexFuncs() {
 // order where a spawned frame broke the order of entry.
 func (r *Recording) indexKids() {
 	nkids := make([]uint32, len(r.rows)+1)
+	ordered := true // every caller before its callees
 	for i := range r.rows {
 		if p := r.rows[i].parent; p >= 0 {
 			nkids[p+1]++
+			ordered = ordered && int(p) < i
 		}
 	}
 	for i := 1; i < len(nkids); i++ {
@@ -1005,13 +1007,25 @@ func (r *Recording) indexKids() {
 	} else {
 		r.kids = make([]int32, nkids[len(r.rows)])
 	}
-	for i := range r.rows {
-		r.rows[i].kids = nkids[i]
-	}
-	for i := range r.rows {
-		if p := r.rows[i].parent; p >= 0 {
-			r.kids[nkids[p]] = int32(i)
-			nkids[p]++
+	if ordered {
+		// A frame's start is set before its first callee moves it.
+		for i := range r.rows {
+			w := &r.rows[i]
+			w.kids = nkids[i]
+			if p := w.parent; p >= 0 {
+				r.kids[nkids[p]] = int32(i)
+				nkids[p]++
+			}
+		}
+	} else {
+		for i := range r.rows {
+			r.rows[i].kids = nkids[i]
+		}
+		for i := range r.rows {
+			if p := r.rows[i].parent; p >= 0 {
+				r.kids[nkids[p]] = int32(i)
+				nkids[p]++
+			}
 		}
 	}
 	byRunOrder := func(a, b int32) int { return cmp.Compare(r.runOrder(a), r.runOrder(b)) }

@@ -320,3 +320,31 @@ func TestStoreScalars(t *testing.T) {
 	check("results of main.f#2 after Keep", kept.At(0).Results)
 	check("arguments of main.f#3 after Keep", kept.At(1).Args)
 }
+
+// TestStoreCalleesOutOfOrder indexes frames added with a callee before
+// its caller (Add finds callers by FID): the callee lists are the same as
+// in order of entry.
+func TestStoreCalleesOutOfOrder(t *testing.T) {
+	main := &Frame{FID: FID{"main.main", 1}, Exit: Returned}
+	f := &Frame{FID: FID{"main.f", 1}, Caller: main.FID, EntrySeq: 2, Exit: Returned}
+	g := &Frame{FID: FID{"main.g", 1}, Caller: f.FID, EntrySeq: 3, Exit: Returned}
+	for _, order := range [][]*Frame{{main, f, g}, {g, f, main}, {f, main, g}} {
+		r := NewRecording(order...)
+		seq := func(fid FID) int32 {
+			s, ok := r.Find(fid)
+			if !ok {
+				t.Fatalf("%v not found", fid)
+			}
+			return int32(s)
+		}
+		if got := r.Children(int(seq(main.FID))); !reflect.DeepEqual(got, []int32{seq(f.FID)}) {
+			t.Errorf("added as %s, %s, %s: callees of main %v", order[0].FID, order[1].FID, order[2].FID, got)
+		}
+		if got := r.Children(int(seq(f.FID))); !reflect.DeepEqual(got, []int32{seq(g.FID)}) {
+			t.Errorf("added as %s, %s, %s: callees of f %v", order[0].FID, order[1].FID, order[2].FID, got)
+		}
+		if got := r.Children(int(seq(g.FID))); len(got) != 0 {
+			t.Errorf("callees of g %v", got)
+		}
+	}
+}
