@@ -253,7 +253,7 @@ func Open(fd *os.File) (*File, error) {
 		flags := c.d.b[hdrFlags]
 		switch {
 		case flags&hdrTypes != 0:
-			f.typeChunks = append(f.typeChunks, typeChunk{start: start, read: hdrSize})
+			f.addTypeChunk(start)
 			continue
 		case flags&(hdrUsed|hdrScan|hdrCtl) == hdrUsed:
 			// Nothing to see but counts, which the header gives.
@@ -314,6 +314,17 @@ func (f *File) Type(id uint32) Type {
 		return f.types[id]
 	}
 	return Type{}
+}
+
+// addTypeChunk adds the chunk of type records at start to those
+// readTypes reads, once.
+func (f *File) addTypeChunk(start int) {
+	for _, tc := range f.typeChunks {
+		if tc.start == start {
+			return
+		}
+	}
+	f.typeChunks = append(f.typeChunks, typeChunk{start: start, read: hdrSize})
 }
 
 // typeStr reads a string of a type record.
@@ -506,7 +517,7 @@ func (f *File) Poll(final bool, fn func(*Record) error) (int, error) {
 		}
 		if flags&(hdrCtl|hdrTypes) != 0 {
 			if flags&hdrTypes != 0 {
-				f.typeChunks = append(f.typeChunks, typeChunk{start: start, read: hdrSize})
+				f.addTypeChunk(start)
 			}
 			continue
 		}
