@@ -107,10 +107,12 @@ const ctlSeq = cacheLine
 // Record kinds. A record starts with the number seqΔ<<3 | kind, seqΔ
 // being the difference of its sequence number from that of the chunk's
 // previous record (the number itself for the chunk's first record), so
-// that its first byte is never zero: a chunk ends at the first zero byte.
+// that its first byte is never zero: the records of a chunk end at its
+// header's end, and a reader of a damaged chunk stops at a zero byte too.
 // A recGoid record (no sequence number: seqΔ is 0) gives the goroutine of
 // the records that follow it in the chunk, as does a recGInfo record;
-// other records do not repeat it.
+// other records do not repeat it. recType records (no number either) are
+// in the chunks of types only.
 const (
 	recGoid    = 0
 	recEnter   = 1
