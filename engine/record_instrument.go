@@ -929,10 +929,9 @@ func (b *builder) unwindTo(gs *gstack, off uint64, keepAt bool) []iopen {
 
 // itype is a recorded type, as values of it are rendered.
 type itype struct {
-	ok    bool
-	name  trace.Str // the runtime's name, interned
-	kind  trace.Kind
-	short string
+	ok   bool
+	v    vtype     // its rendering
+	name trace.Str // the runtime's name, interned
 	// texts of a nil value, a non-nil one (pointer, func, interface) and
 	// a composite one without length, interned.
 	nilText, nonNil, other trace.Str
@@ -960,18 +959,9 @@ func (b *builder) addType(id uint32) *itype {
 }
 
 func (b *builder) newType(it instrument.Type) itype {
-	short := shortType(it.Name)
-	t := itype{ok: true, name: b.rec.Intern(it.Name), kind: kindOf(it.Kind), short: short,
-		nilText: b.rec.Intern("nil"), other: b.rec.Intern(short + "{…}")}
-	switch t.kind {
-	case trace.KindPointer:
-		t.nonNil = b.rec.Intern("&" + strings.TrimPrefix(short, "*") + "{…}")
-	case trace.KindFunc:
-		t.nonNil = b.rec.Intern(short)
-	default:
-		t.nonNil = b.rec.Intern(short + "(…)")
-	}
-	return t
+	v := newVType(it)
+	return itype{ok: true, v: v, name: b.rec.Intern(v.name), nilText: b.rec.Intern("nil"),
+		nonNil: b.rec.Intern(v.nonNil), other: b.rec.Intern(v.other)}
 }
 
 // values adds recorded values to the recording, named by names.
@@ -996,13 +986,13 @@ func (b *builder) values(vs []instrument.Value, names []trace.Str) {
 			continue
 		// Values shown by their type only: its texts, interned.
 		case instrument.TagNil:
-			b.rec.AppendInterned(name, t.name, t.kind, t.nilText, v.Len, v.Cap, true, false)
+			b.rec.AppendInterned(name, t.name, t.v.kind, t.nilText, v.Len, v.Cap, true, false)
 			continue
 		case instrument.TagNonNil:
-			b.rec.AppendInterned(name, t.name, t.kind, t.nonNil, v.Len, v.Cap, false, true)
+			b.rec.AppendInterned(name, t.name, t.v.kind, t.nonNil, v.Len, v.Cap, false, true)
 			continue
 		case instrument.TagOther:
-			b.rec.AppendInterned(name, t.name, t.kind, t.other, v.Len, v.Cap, false, true)
+			b.rec.AppendInterned(name, t.name, t.v.kind, t.other, v.Len, v.Cap, false, true)
 			continue
 		}
 		text := b.text[:0]
@@ -1018,28 +1008,12 @@ func (b *builder) values(vs []instrument.Value, names []trace.Str) {
 			text = append(text, v.Text...)
 		case instrument.TagString:
 			kind, n = trace.KindString, v.Len
-			text = strconv.AppendQuote(text, v.Text)
-			if more := v.Len - int64(len(v.Text)); more > 0 {
-				cut = true
-				text = append(text, "…+"...)
-				text = strconv.AppendInt(text, more, 10)
-				text = append(text, " more"...)
-			}
+			text, cut = appendStringText(text, v.Text, v.Len)
 		case instrument.TagLen:
-			kind = t.kind
+			kind = t.v.kind
 			n, c = v.Len, v.Cap
 			cut = true
-			text = append(text, t.short...)
-			if kind == trace.KindChan {
-				text = append(text, " (len "...)
-				text = strconv.AppendInt(text, v.Len, 10)
-				text = append(text, ", cap "...)
-				text = strconv.AppendInt(text, v.Cap, 10)
-			} else {
-				text = append(text, "{…} (len "...)
-				text = strconv.AppendInt(text, v.Len, 10)
-			}
-			text = append(text, ')')
+			text = appendLenText(text, &t.v, v.Len, v.Cap)
 		}
 		b.rec.AppendValue(name, t.name, kind, text, n, c, false, cut)
 		b.text = text

@@ -48,6 +48,8 @@ func newFileValues(f *instrument.File) *fileValues {
 	return s
 }
 
+// newVType is the rendering of type it: the index's too (see
+// builder.newType), where it is interned.
 func newVType(it instrument.Type) vtype {
 	short := shortType(it.Name)
 	t := vtype{name: it.Name, short: short, kind: kindOf(it.Kind), other: short + "{…}"}
@@ -167,9 +169,11 @@ func (s *fileValues) AppendValues(dst []trace.Value, ref uint32, n int, names []
 			}
 		case instrument.TagString:
 			out.Kind = trace.KindString
-			out.Text, out.Cut = stringText(v.Text, v.Len)
+			var b []byte
+			b, out.Cut = appendStringText(make([]byte, 0, len(v.Text)+24), v.Text, v.Len)
+			out.Text = string(b)
 		case instrument.TagLen:
-			out.Text, out.Cut = lenText(&t, v.Len, v.Cap), true
+			out.Text, out.Cut = string(appendLenText(make([]byte, 0, len(t.short)+24), &t, v.Len, v.Cap)), true
 		}
 		dst = append(dst, out)
 	}
@@ -184,25 +188,23 @@ func nameAt(names []string, i int) string {
 	return ""
 }
 
-// stringText renders a string value of n bytes of which s was recorded:
-// quoted, with how much more there was when it was cut.
-func stringText(s string, n int64) (string, bool) {
+// appendStringText appends the text of a string value of n bytes of which
+// s was recorded: quoted, with how much more there was when it was cut
+// (and says whether it was).
+func appendStringText(b []byte, s string, n int64) ([]byte, bool) {
+	b = strconv.AppendQuote(b, s)
 	more := n - int64(len(s))
 	if more <= 0 {
-		return strconv.Quote(s), false
+		return b, false
 	}
-	b := make([]byte, 0, len(s)+24)
-	b = strconv.AppendQuote(b, s)
 	b = append(b, "…+"...)
 	b = strconv.AppendInt(b, more, 10)
-	b = append(b, " more"...)
-	return string(b), true
+	return append(b, " more"...), true
 }
 
-// lenText renders a slice, map, array or channel by its type and length
-// (and a channel's capacity).
-func lenText(t *vtype, n, c int64) string {
-	b := make([]byte, 0, len(t.short)+24)
+// appendLenText appends the text of a slice, map, array or channel: its
+// type and length (and a channel's capacity).
+func appendLenText(b []byte, t *vtype, n, c int64) []byte {
 	b = append(b, t.short...)
 	if t.kind == trace.KindChan {
 		b = append(b, " (len "...)
@@ -213,5 +215,5 @@ func lenText(t *vtype, n, c int64) string {
 		b = append(b, "{…} (len "...)
 		b = strconv.AppendInt(b, n, 10)
 	}
-	return string(append(b, ')'))
+	return append(b, ')')
 }
