@@ -257,6 +257,8 @@ func indexLive(records *os.File, in *instrumented, lim Limits, syms symbols, exi
 		return nil, nil, err
 	}
 	defer closeUnless(&b, t)
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer faultErr(t, &b, &err)
 	if b, err = newBuilder(in, lim, syms, t, lazy); err != nil {
 		return nil, nil, err
 	}
@@ -310,6 +312,23 @@ const (
 	maxPollIdle = 5 * time.Millisecond
 )
 
+// faultErr turns a fault reading the mapped record file into the error
+// *err, with no builder (deferred, with debug.SetPanicOnFault set). The
+// target shrank the file under the mapping: it truncated its descriptor 3,
+// which a memfd's seal forbids but a file does not. Other panics go on.
+func faultErr(t *instrument.File, b **builder, err *error) {
+	e := recover()
+	if e == nil {
+		return
+	}
+	if f, ok := e.(interface{ Addr() uintptr }); ok && t.Maps(f.Addr()) {
+		*b = nil
+		*err = fmt.Errorf("the record file lost pages while the target ran (fault at %#x): did the program truncate its file descriptor 3? adi passes its record file there; leave that descriptor alone, or record with --recorder=delve", f.Addr())
+		return
+	}
+	panic(e)
+}
+
 // closeUnless closes t unless *b, the builder of its records, is returned
 // (deferred).
 func closeUnless(b **builder, t *instrument.File) {
@@ -352,9 +371,15 @@ const maxRecordFile = 2 << 30
 // pages without file system work) when the machine has memory to spare for
 // a whole one (its pages stay in memory), else a file in work, unlinked at
 // once. Either way nothing is left when it is closed.
+//
+// The memfd is sealed against shrinking: adi maps it while the target
+// runs, and a page cut off under a mapping faults on its next read. The
+// target can still grow it. A file cannot be sealed; indexLive catches
+// that fault instead (see faultErr).
 func recordFile(work string) (*os.File, error) {
 	if memAvailable() >= 4*maxRecordFile {
-		if fd, err := memfdCreate("adi-records", unix.MFD_CLOEXEC); err == nil {
+		if fd, err := memfdCreate("adi-records", unix.MFD_CLOEXEC|unix.MFD_ALLOW_SEALING); err == nil {
+			unix.FcntlInt(uintptr(fd), unix.F_ADD_SEALS, unix.F_SEAL_SHRINK)
 			return os.NewFile(uintptr(fd), "adi-records (memfd)"), nil
 		}
 	}

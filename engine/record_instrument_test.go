@@ -437,3 +437,76 @@ func main() {
 		t.Errorf("the damaged recording took %v", d)
 	}
 }
+
+// TestInstrumentTruncatedRecords runs a target that truncates the record
+// file adi passed it (its descriptor 3) while adi reads the file through
+// a mapping. The memfd is sealed against it: the truncation fails and the
+// recording goes on. A file cannot be sealed: the recording fails with an
+// error that says what happened, adi does not crash on the fault, and the
+// target (asleep for an hour) is killed.
+func TestInstrumentTruncatedRecords(t *testing.T) {
+	dir := t.TempDir()
+	src := `package main
+
+import (
+	"encoding/binary"
+	"fmt"
+	"os"
+	"syscall"
+	"time"
+)
+
+func main() {
+	b := make([]byte, 1<<16)
+	// The control chunk (used, control, done; its state: the end of
+	// its header; the counter, 0).
+	b[8] = 1 | 32 | 8
+	binary.LittleEndian.PutUint64(b[16:], 32<<1)
+	os.NewFile(3, "records").WriteAt(b, 0)
+	// adi has read the file's size by now (it polls every 5 ms at most).
+	time.Sleep(500 * time.Millisecond)
+	if err := syscall.Ftruncate(3, 0); err != nil {
+		fmt.Println("truncate:", err)
+		return
+	}
+	time.Sleep(time.Hour)
+}
+`
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "truncates")
+	cmd := exec.Command("go", "build", "-o", bin, "main.go")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	record := func() (*trace.Recording, error) {
+		return recordInstrumented(context.Background(), &instrumented{path: bin}, &Program{Path: bin, Dir: dir}, dir, RecordOptions{})
+	}
+	t.Run("memfd", func(t *testing.T) {
+		if memAvailable() < 4*maxRecordFile {
+			t.Skipf("MemAvailable %d bytes: adi records to a file on this machine (the file case runs below)", memAvailable())
+		}
+		rec, err := record()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := rec.Outcome.Stdout; !strings.Contains(got, "truncate: operation not permitted") {
+			t.Errorf("the target truncated its sealed record file; it printed %q", got)
+		}
+	})
+	t.Run("file", func(t *testing.T) {
+		old := memfdCreate
+		memfdCreate = func(string, int) (int, error) { return -1, errors.New("no memfd") }
+		defer func() { memfdCreate = old }()
+		start := time.Now()
+		_, err := record()
+		if err == nil || !strings.Contains(err.Error(), "lost pages") || !strings.Contains(err.Error(), "descriptor 3") {
+			t.Fatalf("recording a target that truncated its record file: %v", err)
+		}
+		if d := time.Since(start); d > time.Minute {
+			t.Errorf("the recording took %v", d)
+		}
+	})
+}

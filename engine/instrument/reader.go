@@ -304,6 +304,12 @@ func OpenLive(fd *os.File, limit int64) (*File, error) {
 	return f, nil
 }
 
+// Maps reports whether addr is in the file's mapping.
+func (f *File) Maps(addr uintptr) bool {
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(f.data)))
+	return len(f.data) > 0 && addr >= base && addr-base < uintptr(len(f.data))
+}
+
 // Type returns the type numbered id, as the records read so far name it
 // (the zero Type for a number not named yet).
 func (f *File) Type(id uint32) Type {
