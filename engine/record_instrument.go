@@ -210,7 +210,7 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 	b.finish(status, ctx.Err(), opts.Timeout, stdout.String(), stderr.String(), t.Stopped)
 	<-released
 	if opts.Times != nil {
-		*opts.Times = RecordTimes{Run: ended.Sub(start), Index: time.Since(ended)}
+		*opts.Times = RecordTimes{Run: ended.Sub(start), Index: time.Since(ended), Records: b.records, AfterRun: b.records - b.atExit}
 	}
 	return b.rec, nil
 }
@@ -266,13 +266,29 @@ func indexLive(records *os.File, in *instrumented, lim Limits, syms symbols, exi
 	if err := b.rec.OffHeap(liveFrames, 2*liveFrames, 0); err != nil {
 		return nil, nil, err
 	}
-	event := func(r *instrument.Record) error { b.event(r); return nil }
+	// atExit is set (within 4096 records) when the target ends, which a
+	// long poll of a builder behind the target does not wait for.
+	b.atExit = -1
+	event := func(r *instrument.Record) error {
+		b.event(r)
+		if b.records&4095 == 0 && b.atExit < 0 {
+			select {
+			case <-exited:
+				b.atExit = b.records
+			default:
+			}
+		}
+		return nil
+	}
 	idle := pollIdle
 	wait := time.NewTimer(idle)
 	defer wait.Stop()
 	for {
 		select {
 		case <-exited:
+			if b.atExit < 0 {
+				b.atExit = b.records
+			}
 			if _, err := t.Poll(true, event); err != nil {
 				return nil, nil, err
 			}
@@ -492,6 +508,9 @@ type builder struct {
 	decoded []instrument.Value
 	text    []byte // a value's text as it is made
 	seq     uint64
+	// records counts the records read, atExit those read before the
+	// target ended (see RecordTimes).
+	records, atExit int
 	// panicking lists, by goroutine, the frames a panic unwound whose
 	// panic value is not known yet (a recover or the end says it).
 	panicking map[int64][]int
@@ -683,6 +702,7 @@ func (b *builder) next() uint64 {
 }
 
 func (b *builder) event(r *instrument.Record) {
+	b.records++
 	switch r.Kind {
 	case instrument.RecGInfo:
 		c := *r // r is only valid during the call

@@ -48,6 +48,10 @@ type RecordTimes struct {
 	// Index is what follows: the rest of the index, built from the
 	// records not read yet, and finished.
 	Index time.Duration
+	// Records is the number of records the target wrote, AfterRun the
+	// number of them the index read after the target ended: where the
+	// builder fell behind the target (the instrumenting recorder only).
+	Records, AfterRun int
 }
 
 // DefaultSpillAbove is the size of index above which it goes to a mapped

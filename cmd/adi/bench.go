@@ -75,6 +75,11 @@ type benchResult struct {
 	RunMS   *float64 `json:"instrument_run_ms,omitempty"`
 	IndexMS *float64 `json:"instrument_index_ms,omitempty"`
 	RunX    *float64 `json:"instrument_run_x_native,omitempty"`
+	// Records is the number of records the target wrote, AfterRunPct the
+	// share of them the index read after the target ended (it fell
+	// behind the target by that much).
+	Records     int      `json:"instrument_records,omitempty"`
+	AfterRunPct *float64 `json:"instrument_records_after_run_pct,omitempty"`
 	// IndexBytes is the memory the instrumented recording's index takes
 	// per frame without its argument and result values, ArgBytes what
 	// those take (value rows and their text, and the pages of the record
@@ -547,7 +552,7 @@ func benchDlvTrace(ctx context.Context, cfg benchConfig, prog *engine.Program, r
 func summarize(res *benchResult, rounds []benchRound) {
 	var native, nativeDebug []float64
 	var instr, run, index, delve, bounded, fixed, dlv []float64
-	var rInstr, rRun, rDelve, rDelveInstr, rDlv []float64
+	var rInstr, rRun, rDelve, rDelveInstr, rDlv, after []float64
 	for _, rd := range rounds {
 		nat := ms(rd.native)
 		native = append(native, nat)
@@ -562,6 +567,10 @@ func summarize(res *benchResult, rounds []benchRound) {
 			run = append(run, ms(t.Run))
 			index = append(index, ms(t.Index))
 			rRun = append(rRun, ms(t.Run)/nat)
+			if t.Records > 0 {
+				res.Records = t.Records
+				after = append(after, 100*float64(t.AfterRun)/float64(t.Records))
+			}
 			res.Frames = rd.instrumentFrames
 		}
 		if rd.delveComplete && res.Frames == 0 {
@@ -592,6 +601,7 @@ func summarize(res *benchResult, rounds []benchRound) {
 	res.NativeDebugMS = *median(nativeDebug)
 	res.InstrumentMS = median(instr)
 	res.RunMS, res.IndexMS, res.RunX = median(run), median(index), median(rRun)
+	res.AfterRunPct = median(after)
 	res.DelveMS, res.DelveBoundedMS, res.DelveFixedMS = median(delve), median(bounded), median(fixed)
 	res.DlvTraceMS = median(dlv)
 	res.InstrumentX, res.DelveX, res.DelveOverInstrument, res.DlvTraceX = median(rInstr), median(rDelve), median(rDelveInstr), median(rDlv)
@@ -658,7 +668,11 @@ func writeBenchTable(w io.Writer, cfg benchConfig, results []*benchResult) {
 		}
 		notes = append(notes, build)
 		if r.RunMS != nil {
-			notes = append(notes, fmt.Sprintf("%s: instrumented recording: the target's run %s (%s native), the index after it %s", r.Program, fmtMS(r.RunMS), fmtX(r.RunX), fmtMS(r.IndexMS)))
+			note := fmt.Sprintf("%s: instrumented recording: the target's run %s (%s native), the index after it %s", r.Program, fmtMS(r.RunMS), fmtX(r.RunX), fmtMS(r.IndexMS))
+			if r.AfterRunPct != nil {
+				note += fmt.Sprintf(", with %.0f%% of the %d records read after the run", *r.AfterRunPct, r.Records)
+			}
+			notes = append(notes, note)
 		}
 		if r.DelveExtrapolated {
 			notes = append(notes, fmt.Sprintf("%s: * Delve extrapolated from bounded runs: %d frames in %s, 1 frame in %s (fixed cost), to %d frames", r.Program, r.DelveFrames, fmtMS(r.DelveBoundedMS), fmtMS(r.DelveFixedMS), r.Frames))

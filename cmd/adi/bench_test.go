@@ -91,6 +91,11 @@ func TestBenchJSON(t *testing.T) {
 		if r.RunMS == nil || r.IndexMS == nil || *r.RunMS <= 0 || *r.IndexMS <= 0 || *r.RunMS+*r.IndexMS > *r.InstrumentMS {
 			t.Errorf("run %v + index %v, want positive parts of the recording's %v", deref(r.RunMS), deref(r.IndexMS), *r.InstrumentMS)
 		}
+		// At least a record a frame; those read after the run are some
+		// of them.
+		if r.Records < r.Frames || r.AfterRunPct == nil || *r.AfterRunPct < 0 || *r.AfterRunPct > 100 {
+			t.Errorf("%d records for %d frames, %v%% of them after the run", r.Records, r.Frames, deref(r.AfterRunPct))
+		}
 		if r.RunX == nil || !near(*r.RunX, *r.RunMS/r.NativeMS) {
 			t.Errorf("run ×native = %v, want %v / %v", r.RunX, *r.RunMS, r.NativeMS)
 		}
@@ -170,11 +175,13 @@ func parseX(t *testing.T, cell string) float64 {
 // measured back to back shares its noise.
 func TestBenchSummarize(t *testing.T) {
 	d := func(ms float64) *time.Duration { v := time.Duration(ms * float64(time.Millisecond)); return &v }
-	times := func(run, index float64) engine.RecordTimes { return engine.RecordTimes{Run: *d(run), Index: *d(index)} }
+	times := func(run, index float64, after int) engine.RecordTimes {
+		return engine.RecordTimes{Run: *d(run), Index: *d(index), Records: 2000, AfterRun: after}
+	}
 	rounds := []benchRound{
-		{native: *d(10), nativeDebug: *d(20), instrument: d(30), instrumentTimes: times(20, 9), instrumentFrames: 1000, delve: d(1000)},
-		{native: *d(20), nativeDebug: *d(30), instrument: d(40), instrumentTimes: times(30, 9), instrumentFrames: 1000, delve: d(3000)},
-		{native: *d(40), nativeDebug: *d(50), instrument: d(80), instrumentTimes: times(60, 19), instrumentFrames: 1000, delve: d(2000)},
+		{native: *d(10), nativeDebug: *d(20), instrument: d(30), instrumentTimes: times(20, 9, 500), instrumentFrames: 1000, delve: d(1000)},
+		{native: *d(20), nativeDebug: *d(30), instrument: d(40), instrumentTimes: times(30, 9, 1000), instrumentFrames: 1000, delve: d(3000)},
+		{native: *d(40), nativeDebug: *d(50), instrument: d(80), instrumentTimes: times(60, 19, 100), instrumentFrames: 1000, delve: d(2000)},
 	}
 	var r benchResult
 	summarize(&r, rounds)
@@ -196,6 +203,11 @@ func TestBenchSummarize(t *testing.T) {
 	check("index", r.IndexMS, 9)
 	// per-run 2, 1.5, 1.5
 	check("run ×native", r.RunX, 1.5)
+	// 25%, 50%, 5% of 2000 records read after the run
+	check("after the run", r.AfterRunPct, 25)
+	if r.Records != 2000 {
+		t.Errorf("%d records, want 2000", r.Records)
+	}
 	// per-run 33.3, 75, 25: median 33.3; the ratio of the medians is 50
 	check("delve/instr", r.DelveOverInstrument, 1000.0/30)
 	if r.Frames != 1000 || r.DlvTraceMS != nil || r.DlvTraceX != nil {
