@@ -914,7 +914,23 @@ func (d *decoder) values(b []byte, i int, r *Record) ([]Value, int, error) {
 	var end int
 	var err error
 	if d.skip || d.lazy {
-		end, err = skipValues(b, i, n)
+		if n == 1 && i < len(b) {
+			// One value of a fixed size (most are): read over it here.
+			desc := b[i]
+			switch desc & 15 {
+			case TagInt, TagUint:
+				end = i + 1 + 1<<(desc>>4&3) + 1<<(desc>>6&3)
+			case TagNil, TagNonNil, TagFalse, TagTrue, TagOther:
+				end = i + 1 + 1<<(desc>>4&3)
+			default:
+				end, err = skipValues(b, i, n)
+			}
+			if end > len(b) {
+				end, err = len(b)+1, errShort
+			}
+		} else {
+			end, err = skipValues(b, i, n)
+		}
 	} else {
 		vs, end, err = d.decodeValues(b, i, n)
 	}
