@@ -233,7 +233,6 @@ func newBuilder(in *instrumented, lim Limits, syms symbols, f *instrument.File, 
 		counts:   map[string]*int{},
 		stacks:   map[int64]*gstack{},
 		siteFn:   make([]siteFn, len(in.sites)),
-		siteExit: make([]siteFn, len(in.sites)),
 		ginfo:    map[int64]*instrument.Record{},
 		spawnAt:  map[uint64]ispawn{},
 		gos:      map[spawnKey][]uint64{},
@@ -487,10 +486,8 @@ type builder struct {
 	ginfo  map[int64]*instrument.Record
 	fns    map[uint64]*ifn
 	siteFn []siteFn // by site: its function
-	// siteExit is by site the function of its last exit hook's PC.
-	siteExit []siteFn
-	pos      map[uint64]posID
-	types    []itype // by type number
+	pos    map[uint64]posID
+	types  []itype // by type number
 	// argNames and resNames are by site the names of its parameters and
 	// results, interned in rec.
 	argNames, resNames [][]trace.Str
@@ -526,11 +523,14 @@ type builder struct {
 	started map[spawnKey]int
 	first   map[int64]int
 	// siteIDs caches callPosID's ids by PC, direct-mapped: a map lookup
-	// per frame costs more than the rest of its entry.
+	// per frame costs more than the rest of its entry. fnAt does the same
+	// for fn: a function returns at as many PCs as it has return
+	// statements, and a frame's exit looks its PC up.
 	siteIDs [256]struct {
 		pc uint64
 		id uint32
 	}
+	fnAt [256]siteFn
 }
 
 // spawnKey is a go statement: the goroutine that ran it and its line.
@@ -565,7 +565,8 @@ func (b *builder) fixSpawns() {
 // gstack is a goroutine's open frames, innermost last.
 type gstack struct{ open []iopen }
 
-// siteFn is the function of a site's hooks, found from the PC of the site.
+// siteFn is a function found from a PC: of a site's hooks (siteFn, by
+// site), or any (fnAt, by PC).
 type siteFn struct {
 	pc uint64
 	fn *ifn
@@ -622,7 +623,18 @@ type ifn struct {
 	count *int
 }
 
+// fn returns the function of a PC, cached in b.fnAt (whose zero entries
+// are never a hit: no PC is 0 and has a function).
 func (b *builder) fn(pc uint64) *ifn {
+	c := &b.fnAt[(pc*0x9e3779b97f4a7c15)>>56]
+	if c.pc != pc || c.fn == nil {
+		c.pc, c.fn = pc, b.lookupFn(pc)
+	}
+	return c.fn
+}
+
+// lookupFn is fn without the cache.
+func (b *builder) lookupFn(pc uint64) *ifn {
 	if f, ok := b.fns[pc]; ok {
 		return f
 	}
@@ -926,17 +938,7 @@ func (b *builder) leave(r *instrument.Record) {
 	exitSeq := b.next()
 	// The exit hook's PC is in the function that ended the frame: the
 	// frame's own, runtime.gopanic or runtime.Goexit.
-	var ex *ifn
-	if site := stack[len(stack)-1].site; site >= 0 && site < len(b.siteExit) {
-		c := &b.siteExit[site]
-		if c.fn == nil || c.pc != r.PC {
-			c.pc, c.fn = r.PC, b.fn(r.PC)
-		}
-		ex = c.fn
-	} else {
-		ex = b.fn(r.PC)
-	}
-	switch ex.raw {
+	switch b.fn(r.PC).raw {
 	case "runtime.gopanic":
 		b.rec.SetExit(top, trace.Panicked, exitSeq)
 		b.panicked = append(b.panicked, top)
