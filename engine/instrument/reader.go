@@ -8,7 +8,6 @@ import (
 	"math/bits"
 	"os"
 	"slices"
-	"sort"
 	"strconv"
 	"sync/atomic"
 	"syscall"
@@ -191,9 +190,6 @@ type File struct {
 	data   []byte
 	types  []Type // by id
 	sitePC []uint64
-	// Spawns are the RecGo and RecGInfo records, in order (Open's first
-	// pass).
-	Spawns []Record
 	// Enters is the number of RecEnter records, Values the number of
 	// values of all records (Open's first pass).
 	Enters, Values int
@@ -223,7 +219,7 @@ type File struct {
 type typeChunk struct{ start, read int }
 
 // OpenFile maps the record file at path and reads it once through for the
-// types, the spawns and errors.
+// types, the counts of entries and values, and errors.
 func OpenFile(path string) (*File, error) {
 	fd, err := os.Open(path)
 	if err != nil {
@@ -273,19 +269,14 @@ func Open(fd *os.File) (*File, error) {
 			if r == nil {
 				break
 			}
-			switch r.Kind {
-			case RecEnter:
+			if r.Kind == RecEnter {
 				f.Enters++
-			case RecGo, RecGInfo:
-				r.Chain = nil
-				f.Spawns = append(f.Spawns, *r)
 			}
 		}
 		f.Stopped = f.Stopped || c.stopped
 		f.Values += c.d.nvals
 	}
 	f.sitePC = f.sitePC[:0] // the first pass's: Poll finds them again
-	sort.Slice(f.Spawns, func(i, j int) bool { return f.Spawns[i].Seq < f.Spawns[j].Seq })
 	return f, nil
 }
 
