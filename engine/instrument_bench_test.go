@@ -56,7 +56,7 @@ func BenchmarkRecorders(b *testing.B) {
 
 		start = time.Now()
 		run := exec.Command(in.path, strconv.Itoa(n))
-		run.Env = append(os.Environ(), "ADI_TRACE_FILE="+records)
+		run.Env = append(append(os.Environ(), in.env...), "ADI_TRACE_FILE="+records)
 		if out, err := run.CombinedOutput(); err != nil {
 			b.Fatalf("%v: %s", err, out)
 		}

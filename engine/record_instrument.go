@@ -36,6 +36,7 @@ type instrumented struct {
 	path  string // the binary
 	sites []instrument.Site
 	notes []string
+	env   []string // for the binary's runtime (instrument.Result.Env)
 }
 
 // buildInstrumented rewrites the target's sources into work and builds the
@@ -70,7 +71,7 @@ func buildInstrumented(ctx context.Context, spec *target.Spec, work string) (*in
 		}
 		return nil, fmt.Errorf("%w: go %s: %v\n%s", errInstrumentBuild, strings.Join(args, " "), err, b)
 	}
-	return &instrumented{path: out, sites: res.Sites, notes: res.Skipped}, nil
+	return &instrumented{path: out, sites: res.Sites, notes: res.Skipped, env: res.Env()}, nil
 }
 
 // recordInstrumented runs the instrumented binary natively (not under
@@ -94,6 +95,7 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 	cmd.Env = append(os.Environ(), prog.Env...)
 	// The records file is the target's descriptor 3.
 	cmd.ExtraFiles = []*os.File{records}
+	cmd.Env = append(cmd.Env, in.env...)
 	cmd.Env = append(cmd.Env, "ADI_TRACE_FD=3", "ADI_TRACE_MAXSTR="+strconv.Itoa(lim.MaxString),
 		"ADI_TRACE_MAXFILE="+strconv.FormatInt(maxRecordFile, 10))
 	if prog.Stdin != "" {

@@ -14,14 +14,17 @@ package instrument
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"embed"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,11 +33,78 @@ import (
 //go:embed rt/*.go rt/*.s
 var rtFS embed.FS
 
-// RuntimeModule is the module path of the runtime package: a module in
-// the work directory that the overlay's copy of go.mod requires and
-// replaces. (A package directory that exists only in an overlay cannot hold
-// assembly.)
+// RuntimeModule is the module path of the runtime package: a module on
+// disk that the overlay's copy of go.mod requires and replaces. (A package
+// directory that exists only in an overlay cannot hold assembly.)
 const RuntimeModule = "adi.invalid/adirt"
+
+// runtimeModule writes the runtime's module and returns its directory: in
+// the user's cache directory, named by the hash of its files, so that the
+// go command's build cache compiles it once, not once per recording (the
+// cache keys a package outside GOROOT by its directory too); in work if
+// there is no cache directory to write to. What differs from one target
+// to another (its packages, its number of sites) the runtime reads from
+// the environment (see Result.Env).
+func runtimeModule(work string) (string, error) {
+	files := map[string][]byte{"go.mod": []byte("module " + RuntimeModule + "\n\ngo 1.21\n")}
+	entries, err := rtFS.ReadDir("rt")
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	for _, e := range entries {
+		name := e.Name()
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		b, err := rtFS.ReadFile("rt/" + name)
+		if err != nil {
+			return "", err
+		}
+		files[name] = b
+	}
+	names := slices.Sorted(maps.Keys(files))
+	for _, name := range names {
+		fmt.Fprintf(h, "%s %d\n", name, len(files[name]))
+		h.Write(files[name])
+	}
+	write := func(dir string) error {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		for _, name := range names {
+			if err := os.WriteFile(filepath.Join(dir, name), files[name], 0o644); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if cache, err := os.UserCacheDir(); err == nil {
+		dir := filepath.Join(cache, "adi", fmt.Sprintf("rt-%x", h.Sum(nil)[:8]))
+		if _, err := os.Stat(dir); err == nil {
+			return dir, nil
+		}
+		// Written aside and renamed into place: another adi may be
+		// writing the same files, and a directory is there whole or not
+		// at all.
+		if err := os.MkdirAll(filepath.Dir(dir), 0o755); err == nil {
+			if tmp, err := os.MkdirTemp(filepath.Dir(dir), "rt-new-"); err == nil {
+				err := write(tmp)
+				if err == nil {
+					err = os.Rename(tmp, dir)
+				}
+				if err != nil {
+					os.RemoveAll(tmp)
+				}
+				if _, err := os.Stat(dir); err == nil {
+					return dir, nil
+				}
+			}
+		}
+	}
+	dir := filepath.Join(work, "rt")
+	return dir, write(dir)
+}
 
 // Options say what to instrument.
 type Options struct {
@@ -60,6 +130,14 @@ type Result struct {
 	Skipped []string
 	// ModulePath is the main module's path.
 	ModulePath string
+}
+
+// Env is what the instrumented binary's environment needs besides the
+// record file (ADI_TRACE_FD or ADI_TRACE_FILE): its packages, which tell
+// the runtime whether a goroutine was created by the program's own code,
+// and its number of sites.
+func (r *Result) Env() []string {
+	return []string{"ADI_TRACE_PKGS=" + strings.Join(r.Packages, " "), "ADI_TRACE_SITES=" + strconv.Itoa(len(r.Sites))}
 }
 
 // listed is what Instrument reads from go list.
@@ -197,36 +275,8 @@ func Instrument(ctx context.Context, opts Options, work string) (*Result, error)
 	if len(res.Sites) == 0 {
 		return nil, errors.New("no function of the target could be instrumented")
 	}
-	// The runtime, as a module of its own in the work directory.
-	rtDir := filepath.Join(work, "rt")
-	if err := os.MkdirAll(rtDir, 0o755); err != nil {
-		return nil, err
-	}
-	entries, err := rtFS.ReadDir("rt")
+	rtDir, err := runtimeModule(work)
 	if err != nil {
-		return nil, err
-	}
-	for _, e := range entries {
-		name := e.Name()
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		b, err := rtFS.ReadFile("rt/" + name)
-		if err != nil {
-			return nil, err
-		}
-		if name == "pkgs.go" {
-			var q []string
-			for _, p := range res.Packages {
-				q = append(q, strconv.Quote(p))
-			}
-			b = fmt.Appendf(nil, "package adirt\n\nvar userPkgs = []string{%s}\n\nconst numSites = %d\n", strings.Join(q, ", "), len(res.Sites))
-		}
-		if err := os.WriteFile(filepath.Join(rtDir, name), b, 0o644); err != nil {
-			return nil, err
-		}
-	}
-	if err := os.WriteFile(filepath.Join(rtDir, "go.mod"), []byte("module "+RuntimeModule+"\n\ngo 1.21\n"), 0o644); err != nil {
 		return nil, err
 	}
 	gomod := filepath.Join(modDir, "go.mod")

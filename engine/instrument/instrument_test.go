@@ -180,7 +180,7 @@ func Twice(n int) int { return 2 * n }
 	}
 	recs := filepath.Join(work, "records")
 	run := exec.Command(bin)
-	run.Env = append(os.Environ(), "ADI_TRACE_FILE="+recs)
+	run.Env = append(append(os.Environ(), res.Env()...), "ADI_TRACE_FILE="+recs)
 	out, err := run.Output()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 3 {
 		t.Fatalf("exit: %v, want status 3", err)
@@ -257,7 +257,7 @@ func Twice(n int) int { return 2 * n }
 	}
 	defer fd.Close()
 	run = exec.Command(bin)
-	run.Env = append(os.Environ(), "ADI_TRACE_FD=3")
+	run.Env = append(append(os.Environ(), res.Env()...), "ADI_TRACE_FD=3")
 	run.ExtraFiles = []*os.File{fd}
 	if out, _ := run.Output(); string(out) != "9 x!\n" {
 		t.Fatalf("output %q", out)
@@ -346,5 +346,57 @@ func main() { println(plain(1) + deferring(2)) }
 	}
 	if fmt.Sprint(kinds) != fmt.Sprint(want) {
 		t.Fatalf("defers by line %v, want %v\n%s", kinds, want, out)
+	}
+}
+
+// TestRuntimeModule checks that the runtime's module is written once to
+// the user's cache directory, named by its contents, where the go
+// command's build cache finds it again; and to the work directory when the
+// cache directory cannot be written.
+func TestRuntimeModule(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	dir, err := runtimeModule(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Dir(dir) != filepath.Join(cache, "adi") || !strings.HasPrefix(filepath.Base(dir), "rt-") {
+		t.Fatalf("the runtime is in %s, want a directory rt-… of %s", dir, filepath.Join(cache, "adi"))
+	}
+	want, err := rtFS.ReadFile("rt/hooks.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(filepath.Join(dir, "hooks.go")); err != nil || string(got) != string(want) {
+		t.Fatalf("hooks.go in %s: %v, or not the embedded file", dir, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "rt_test.go")); err == nil {
+		t.Error("the runtime's tests were written with it")
+	}
+	before, err := os.Stat(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another recording: the same directory, not written again.
+	again, err := runtimeModule(t.TempDir())
+	if err != nil || again != dir {
+		t.Fatalf("second time: %s, %v; want %s", again, err, dir)
+	}
+	if after, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil || !after.ModTime().Equal(before.ModTime()) {
+		t.Errorf("go.mod written again: %v", err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(cache, "adi", "rt-new-*")); len(left) > 0 {
+		t.Errorf("left behind: %v", left)
+	}
+
+	// A cache directory that cannot be written: the work directory.
+	t.Setenv("XDG_CACHE_HOME", "/proc/adi-no-such-dir")
+	work := t.TempDir()
+	dir, err = runtimeModule(work)
+	if err != nil || dir != filepath.Join(work, "rt") {
+		t.Fatalf("without a cache: %s, %v; want %s", dir, err, filepath.Join(work, "rt"))
+	}
+	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
+		t.Error(err)
 	}
 }

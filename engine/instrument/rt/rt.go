@@ -12,7 +12,10 @@
 // memory-mapped in chunks: each goroutine writes into its own chunk without
 // locks, and what was written is in the file even when the process ends by
 // os.Exit, log.Fatal or a fatal signal, since the pages belong to the file.
-// Without either variable the hooks do nothing.
+// Without either variable the hooks do nothing. ADI_TRACE_SITES gives the
+// number of sites (instrumented functions) and ADI_TRACE_PKGS the import
+// paths of the instrumented packages, separated by spaces: they are not
+// compiled in, so that one build of the runtime serves every target.
 //
 // Numbers are prefix varints: the count n (1 to 9) of bytes is one more
 // than the number of trailing zero bits of the first byte, and for n ≤ 8
@@ -153,6 +156,8 @@ const (
 	// last numbers.
 	slack    = 16
 	gtabBits = 16
+	// maxSites bounds ADI_TRACE_SITES (the reader's bound too).
+	maxSites = 1 << 22
 	ttabBits = 12
 	maxChain = 64
 )
@@ -224,7 +229,10 @@ var (
 	maxFile  int64 = 2 << 30
 	seg      []byte
 	gtab     [1 << gtabBits]atomic.Pointer[G]
-	siteSeen [numSites]atomic.Bool
+	// siteSeen is by site whether a record gave its PC.
+	siteSeen []atomic.Bool
+	// userPkgs are the instrumented packages.
+	userPkgs []string
 	ttab     [1 << ttabBits]atomic.Pointer[tent]
 	typeIDs  = map[uintptr]uint64{}
 )
@@ -251,6 +259,15 @@ func init() {
 	}
 	if n, err := strconv.ParseInt(os.Getenv("ADI_TRACE_MAXFILE"), 10, 64); err == nil && n > 0 {
 		maxFile = n
+	}
+	// Without them, every site's records give its PC, and every goroutine
+	// its parent's traceback.
+	if n, err := strconv.Atoi(os.Getenv("ADI_TRACE_SITES")); err == nil && n > 0 && n <= maxSites {
+		siteSeen = make([]atomic.Bool, n)
+	}
+	userPkgs = strings.Fields(os.Getenv("ADI_TRACE_PKGS"))
+	for _, v := range []string{"ADI_TRACE_MAXSTR", "ADI_TRACE_MAXFILE", "ADI_TRACE_SITES", "ADI_TRACE_PKGS"} {
+		os.Unsetenv(v)
 	}
 	f, err := openFile(fd, path)
 	if err != nil {
@@ -625,7 +642,7 @@ func enter(site uint64, gp, pcF, pcCaller, off, coff uintptr) (F, *G, wp) {
 	// Whether the site's PC goes in the record is decided before the
 	// record takes its number: a record of a site without it then comes
 	// after one with it, also on another goroutine.
-	newSite := site >= numSites || !siteSeen[site].Load()
+	newSite := site >= uint64(len(siteSeen)) || !siteSeen[site].Load()
 	p, ok := begin(s, recEnter)
 	if !ok {
 		return F{}, nil, wp{}
@@ -655,7 +672,7 @@ func enter(site uint64, gp, pcF, pcCaller, off, coff uintptr) (F, *G, wp) {
 	if newSite {
 		p = p.uvarint(uint64(pcF))
 		s.hdr().flags |= hdrScan
-		if site < numSites {
+		if site < uint64(len(siteSeen)) {
 			siteSeen[site].Store(true)
 		}
 	}

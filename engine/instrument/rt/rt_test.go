@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"unsafe"
 
@@ -38,9 +39,10 @@ func startRecording(t testing.TB) string {
 	for i := range gtab {
 		gtab[i].Store(nil)
 	}
-	for i := range siteSeen {
-		siteSeen[i].Store(false)
-	}
+	// As ADI_TRACE_SITES and ADI_TRACE_PKGS would say for the functions
+	// of these tests.
+	siteSeen = make([]atomic.Bool, 64)
+	userPkgs = []string{"main"}
 	for i := range ttab {
 		ttab[i].Store(nil)
 	}
