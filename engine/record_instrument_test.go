@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"debug/elf"
 	"errors"
 	"fmt"
 	"os"
@@ -9,10 +10,12 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/adi-go/adi/engine/target"
 	"github.com/adi-go/adi/engine/trace"
 )
 
@@ -514,4 +517,59 @@ func main() {
 			t.Errorf("the recording took %v", d)
 		}
 	})
+}
+
+// TestInstrumentLdflags checks the instrumented build's link flags: no
+// DWARF (adi reads the line table only), but the target's own -ldflags
+// when it gives some, which the build then keeps as they are.
+func TestInstrumentLdflags(t *testing.T) {
+	if setsLdflags([]string{"-tags=x", "-gcflags=-N"}) || !setsLdflags([]string{"-ldflags=-X main.v=1"}) || !setsLdflags([]string{"--ldflags=-X=main.v=1"}) {
+		t.Error("setsLdflags")
+	}
+	dir := t.TempDir()
+	files := map[string]string{
+		"go.mod":  "module example.com/ld\n\ngo 1.21\n",
+		"main.go": "package main\n\nimport \"fmt\"\n\nvar v = \"unset\"\n\nfunc show() string { return v }\n\nfunc main() { fmt.Println(show()) }\n",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		argv  []string
+		out   string
+		dwarf bool
+	}{
+		{[]string{"go", "run", "."}, "unset\n", false},
+		{[]string{"go", "run", "-ldflags=-X main.v=set", "."}, "set\n", true},
+	} {
+		spec, err := target.Parse(tc.argv, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		work := t.TempDir()
+		in, err := buildInstrumented(context.Background(), spec, work)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := elf.Open(in.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if dwarf := f.Section(".debug_info") != nil; dwarf != tc.dwarf {
+			t.Errorf("%v: DWARF %v, want %v", tc.argv, dwarf, tc.dwarf)
+		}
+		f.Close()
+		rec, err := recordInstrumented(context.Background(), in, &Program{Path: in.path, Dir: dir}, work, RecordOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := rec.Outcome.Stdout; got != tc.out {
+			t.Errorf("%v: output %q, want %q", tc.argv, got, tc.out)
+		}
+		if fr, err := rec.Frame(fid("main.show", 1)); err != nil || len(fr.Results) != 1 || fr.Results[0].Text != strconv.Quote(strings.TrimSpace(tc.out)) {
+			t.Errorf("%v: main.show#1 %+v, %v", tc.argv, fr, err)
+		}
+	}
 }
