@@ -42,7 +42,8 @@ const RuntimeModule = "adi.invalid/adirt"
 // the user's cache directory, named by the hash of its files, so that the
 // go command's build cache compiles it once, not once per recording (the
 // cache keys a package outside GOROOT by its directory too); in work if
-// there is no cache directory to write to. What differs from one target
+// there is no cache directory to write to, or if its copy was changed.
+// What differs from one target
 // to another (its packages, its number of sites) the runtime reads from
 // the environment (see Result.Env).
 func runtimeModule(work string) (string, error) {
@@ -79,27 +80,36 @@ func runtimeModule(work string) (string, error) {
 		}
 		return nil
 	}
+	// holds reports whether dir holds the module's files as they are
+	// (not a directory some cleaner or editor changed).
+	holds := func(dir string) bool {
+		for _, name := range names {
+			if b, err := os.ReadFile(filepath.Join(dir, name)); err != nil || !bytes.Equal(b, files[name]) {
+				return false
+			}
+		}
+		return true
+	}
 	if cache, err := os.UserCacheDir(); err == nil {
 		dir := filepath.Join(cache, "adi", fmt.Sprintf("rt-%x", h.Sum(nil)[:8]))
-		if _, err := os.Stat(dir); err == nil {
-			return dir, nil
-		}
-		// Written aside and renamed into place: another adi may be
-		// writing the same files, and a directory is there whole or not
-		// at all.
-		if err := os.MkdirAll(filepath.Dir(dir), 0o755); err == nil {
-			if tmp, err := os.MkdirTemp(filepath.Dir(dir), "rt-new-"); err == nil {
-				err := write(tmp)
-				if err == nil {
-					err = os.Rename(tmp, dir)
-				}
-				if err != nil {
-					os.RemoveAll(tmp)
-				}
-				if _, err := os.Stat(dir); err == nil {
-					return dir, nil
+		if _, err := os.Stat(dir); err != nil {
+			// Written aside and renamed into place: another adi may be
+			// writing the same files, and a directory is there whole or
+			// not at all.
+			if err := os.MkdirAll(filepath.Dir(dir), 0o755); err == nil {
+				if tmp, err := os.MkdirTemp(filepath.Dir(dir), "rt-new-"); err == nil {
+					err := write(tmp)
+					if err == nil {
+						err = os.Rename(tmp, dir)
+					}
+					if err != nil {
+						os.RemoveAll(tmp)
+					}
 				}
 			}
+		}
+		if holds(dir) {
+			return dir, nil
 		}
 	}
 	dir := filepath.Join(work, "rt")

@@ -389,9 +389,19 @@ func TestRuntimeModule(t *testing.T) {
 		t.Errorf("left behind: %v", left)
 	}
 
+	// A file of it changed (by a cleaner, an editor): the work
+	// directory, not a build that fails.
+	if err := os.WriteFile(filepath.Join(dir, "hooks.go"), []byte("package adirt\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	if got, err := runtimeModule(work); err != nil || got != filepath.Join(work, "rt") {
+		t.Fatalf("with a changed cache: %s, %v; want %s", got, err, filepath.Join(work, "rt"))
+	}
+
 	// A cache directory that cannot be written: the work directory.
 	t.Setenv("XDG_CACHE_HOME", "/proc/adi-no-such-dir")
-	work := t.TempDir()
+	work = t.TempDir()
 	dir, err = runtimeModule(work)
 	if err != nil || dir != filepath.Join(work, "rt") {
 		t.Fatalf("without a cache: %s, %v; want %s", dir, err, filepath.Join(work, "rt"))
