@@ -43,9 +43,8 @@ const RuntimeModule = "adi.invalid/adirt"
 // go command's build cache compiles it once, not once per recording (the
 // cache keys a package outside GOROOT by its directory too); in work if
 // there is no cache directory to write to, or if its copy was changed.
-// What differs from one target
-// to another (its packages, its number of sites) the runtime reads from
-// the environment (see Result.Env).
+// What differs from one target to another (its packages, its number of
+// sites) the runtime reads from the environment (see Result.Env).
 func runtimeModule(work string) (string, error) {
 	files := map[string][]byte{"go.mod": []byte("module " + RuntimeModule + "\n\ngo 1.21\n")}
 	entries, err := rtFS.ReadDir("rt")
