@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/adi-go/adi/engine/target"
 	"github.com/adi-go/adi/engine/trace"
 )
 
@@ -390,12 +389,29 @@ func TestInstrumentWithoutMemfd(t *testing.T) {
 	}
 }
 
+// buildPlain builds src, a main package, without hooks: a stand-in for a
+// target that writes its record file itself. It returns the binary and its
+// directory.
+func buildPlain(t *testing.T, src string) (bin, dir string) {
+	t.Helper()
+	dir = t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bin = filepath.Join(dir, "target")
+	cmd := exec.Command("go", "build", "-o", bin, "main.go")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	return bin, dir
+}
+
 // TestInstrumentDamagedRecords runs a target that writes a damaged record
 // file (a record of a kind no chunk of records holds) and then sleeps for
 // an hour: the recording fails at once with an error that names the file
 // and the offset, and the target is killed, not left running.
 func TestInstrumentDamagedRecords(t *testing.T) {
-	dir := t.TempDir()
 	src := `package main
 
 import (
@@ -421,15 +437,7 @@ func main() {
 	time.Sleep(time.Hour)
 }
 `
-	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "damaged")
-	cmd := exec.Command("go", "build", "-o", bin, "main.go")
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	bin, dir := buildPlain(t, src)
 	start := time.Now()
 	_, err := recordInstrumented(context.Background(), &instrumented{path: bin}, &Program{Path: bin, Dir: dir}, dir, RecordOptions{})
 	if err == nil || !strings.Contains(err.Error(), "record file") || !strings.Contains(err.Error(), "offset") || !strings.Contains(err.Error(), "unknown record kind 6") {
@@ -448,7 +456,6 @@ func main() {
 // error that says what happened, adi does not crash on the fault, and the
 // target is killed.
 func TestInstrumentTruncatedRecords(t *testing.T) {
-	dir := t.TempDir()
 	src := `package main
 
 import (
@@ -480,15 +487,7 @@ func main() {
 	}
 }
 `
-	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "truncates")
-	cmd := exec.Command("go", "build", "-o", bin, "main.go")
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	bin, dir := buildPlain(t, src)
 	record := func() (*trace.Recording, error) {
 		return recordInstrumented(context.Background(), &instrumented{path: bin}, &Program{Path: bin, Dir: dir}, dir, RecordOptions{})
 	}
@@ -526,15 +525,9 @@ func TestInstrumentLdflags(t *testing.T) {
 	if setsLdflags([]string{"-tags=x", "-gcflags=-N"}) || !setsLdflags([]string{"-ldflags=-X main.v=1"}) || !setsLdflags([]string{"--ldflags=-X=main.v=1"}) {
 		t.Error("setsLdflags")
 	}
-	dir := t.TempDir()
 	files := map[string]string{
 		"go.mod":  "module example.com/ld\n\ngo 1.21\n",
 		"main.go": "package main\n\nimport \"fmt\"\n\nvar v = \"unset\"\n\nfunc show() string { return v }\n\nfunc main() { fmt.Println(show()) }\n",
-	}
-	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
 	}
 	for _, tc := range []struct {
 		argv  []string
@@ -544,15 +537,7 @@ func TestInstrumentLdflags(t *testing.T) {
 		{[]string{"go", "run", "."}, "unset\n", false},
 		{[]string{"go", "run", "-ldflags=-X main.v=set", "."}, "set\n", true},
 	} {
-		spec, err := target.Parse(tc.argv, dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		work := t.TempDir()
-		in, err := buildInstrumented(context.Background(), spec, work)
-		if err != nil {
-			t.Fatal(err)
-		}
+		in, dir, work := buildModule(t, files, tc.argv)
 		f, err := elf.Open(in.path)
 		if err != nil {
 			t.Fatal(err)

@@ -108,22 +108,30 @@ func main() {
 // the hooks.
 func buildValuesProgram(t *testing.T) (*instrumented, *Program, string) {
 	t.Helper()
-	dir := t.TempDir()
-	for name, text := range map[string]string{"go.mod": "module example.com/values\n\ngo 1.21\n", "main.go": valuesProgram} {
+	in, dir, work := buildModule(t, map[string]string{"go.mod": "module example.com/values\n\ngo 1.21\n", "main.go": valuesProgram}, []string{"go", "run", "."})
+	return in, &Program{Dir: dir}, work
+}
+
+// buildModule writes files to a new module directory and builds argv (a
+// target there) with the hooks, in a new work directory.
+func buildModule(t *testing.T, files map[string]string, argv []string) (in *instrumented, dir, work string) {
+	t.Helper()
+	dir = t.TempDir()
+	for name, text := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	spec, err := target.Parse([]string{"go", "run", "."}, dir)
+	spec, err := target.Parse(argv, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	work := t.TempDir()
-	in, err := buildInstrumented(context.Background(), spec, work)
+	work = t.TempDir()
+	in, err = buildInstrumented(context.Background(), spec, work)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return in, &Program{Dir: dir}, work
+	return in, dir, work
 }
 
 // TestFileValues records a program passing values of every kind with the
