@@ -558,3 +558,36 @@ func TestInstrumentLdflags(t *testing.T) {
 		}
 	}
 }
+
+// TestInstrumentOldGoLine records modules whose go.mod says less than go
+// 1.21, as many libraries' do. The runtime's module is compiled at a go
+// line below 1.21 too: one of 1.21 or more would make the go command
+// refuse the build ("updates to go.mod needed"), and adi would fall back to
+// the Delve recorder for every such module. The target's own go line is
+// left as it is: its language version is the user's.
+func TestInstrumentOldGoLine(t *testing.T) {
+	src := "package old\n\nfunc Double(n int) int { return 2 * n }\n"
+	test := "package old\n\nimport \"testing\"\n\nfunc TestDouble(t *testing.T) {\n\tif Double(3) != 7 {\n\t\tt.Fatal(\"Double(3) =\", Double(3))\n\t}\n}\n"
+	for _, goLine := range []string{"1.12", "1.18", "1.20"} {
+		files := map[string]string{
+			"go.mod":      "module example.com/old\n\ngo " + goLine + "\n",
+			"old.go":      src,
+			"old_test.go": test,
+		}
+		in, dir, work := buildModule(t, files, []string{"go", "test", "."})
+		if mod, err := os.ReadFile(filepath.Join(dir, "go.mod")); err != nil || string(mod) != files["go.mod"] {
+			t.Errorf("go %s: the module's go.mod is now %q (%v)", goLine, mod, err)
+		}
+		rec, err := recordInstrumented(context.Background(), in, &Program{Path: in.path, Dir: dir}, work, RecordOptions{})
+		if err != nil {
+			t.Fatalf("go %s: %v", goLine, err)
+		}
+		if got := rec.Outcome.FailedTests; len(got) != 1 || got[0] != "TestDouble" {
+			t.Errorf("go %s: failed tests %q, want [TestDouble]", goLine, got)
+		}
+		fr, err := rec.Frame(fid("example.com/old.Double", 2))
+		if err != nil || len(fr.Args) != 1 || fr.Args[0].Text != "3" || len(fr.Results) != 1 || fr.Results[0].Text != "6" {
+			t.Errorf("go %s: example.com/old.Double#2 %+v, %v", goLine, fr, err)
+		}
+	}
+}

@@ -38,6 +38,15 @@ var rtFS embed.FS
 // directory that exists only in an overlay cannot hold assembly.)
 const RuntimeModule = "adi.invalid/adirt"
 
+// runtimeGo is the go line of the runtime's module, the language version
+// its files are compiled at. It is below 1.21 on purpose: from go 1.21 on,
+// a module's go line is a minimum that the main module's must meet, and the
+// go command refuses to build a target whose go.mod says less ("updates to
+// go.mod needed"). Raising the target's go line instead would change its
+// language version and its GODEBUG defaults (panic(nil), for one): not the
+// program the user runs.
+const runtimeGo = "1.20"
+
 // runtimeModule writes the runtime's module and returns its directory: in
 // the user's cache directory, named by the hash of its files, so that the
 // go command's build cache compiles it once, not once per recording (the
@@ -46,7 +55,7 @@ const RuntimeModule = "adi.invalid/adirt"
 // What differs from one target to another (its packages, its number of
 // sites) the runtime reads from the environment (see Result.Env).
 func runtimeModule(work string) (string, error) {
-	files := map[string][]byte{"go.mod": []byte("module " + RuntimeModule + "\n\ngo 1.21\n")}
+	files := map[string][]byte{"go.mod": []byte("module " + RuntimeModule + "\n\ngo " + runtimeGo + "\n")}
 	entries, err := rtFS.ReadDir("rt")
 	if err != nil {
 		return "", err

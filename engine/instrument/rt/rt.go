@@ -418,8 +418,20 @@ func takeChunk() unsafe.Pointer {
 
 // nextSegment is the size of the segment that follows size bytes of file,
 // 0 when the file has no room for a chunk more below limit.
+//
+// (No min or max: the runtime's module is compiled at go 1.20, see
+// instrument.runtimeModule.)
 func nextSegment(size, limit int64) int {
-	n := min(max(size, minSeg), maxSeg, limit-size)
+	n := size
+	if n < minSeg {
+		n = minSeg
+	}
+	if n > maxSeg {
+		n = maxSeg
+	}
+	if n > limit-size {
+		n = limit - size
+	}
 	return int(n - n%chunkSize)
 }
 
