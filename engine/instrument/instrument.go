@@ -234,6 +234,15 @@ func Instrument(ctx context.Context, opts Options, work string) (*Result, error)
 	if err := os.MkdirAll(filepath.Join(work, "src"), 0o755); err != nil {
 		return nil, err
 	}
+	// A package tested is listed twice (itself and its test variant): its
+	// files are noted once.
+	noted := map[string]bool{}
+	skipped := func(file, why string) {
+		if !noted[file] {
+			noted[file] = true
+			res.Skipped = append(res.Skipped, fmt.Sprintf("%s: not instrumented (%s)", file, why))
+		}
+	}
 	n := 0
 	for _, p := range pkgs {
 		named := p.ImportPath == "command-line-arguments" && p.Module == nil
@@ -251,13 +260,13 @@ func Instrument(ctx context.Context, opts Options, work string) (*Result, error)
 			list = append(list, p.XTestGoFiles...)
 		}
 		for _, f := range p.CgoFiles {
-			res.Skipped = append(res.Skipped, fmt.Sprintf("%s: not instrumented (uses cgo)", filepath.Join(p.Dir, f)))
+			skipped(filepath.Join(p.Dir, f), "uses cgo")
 		}
 		for _, f := range p.IgnoredGoFiles {
-			res.Skipped = append(res.Skipped, fmt.Sprintf("%s: not instrumented (excluded by build constraints)", filepath.Join(p.Dir, f)))
+			skipped(filepath.Join(p.Dir, f), "excluded by build constraints")
 		}
 		for _, f := range p.SFiles {
-			res.Skipped = append(res.Skipped, fmt.Sprintf("%s: not instrumented (assembly)", filepath.Join(p.Dir, f)))
+			skipped(filepath.Join(p.Dir, f), "assembly")
 		}
 		for _, f := range list {
 			abs := filepath.Join(p.Dir, f)
@@ -273,7 +282,7 @@ func Instrument(ctx context.Context, opts Options, work string) (*Result, error)
 			res.Skipped = append(res.Skipped, notes...)
 			if skip != "" {
 				if skip != "no function bodies to instrument" {
-					res.Skipped = append(res.Skipped, fmt.Sprintf("%s: not instrumented (%s)", abs, skip))
+					skipped(abs, skip)
 				}
 				continue
 			}

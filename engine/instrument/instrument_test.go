@@ -410,3 +410,32 @@ func TestRuntimeModule(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestSkippedOnce: a package that is tested is listed twice by the go
+// command (itself and its test variant); each file it leaves out is noted
+// once.
+func TestSkippedOnce(t *testing.T) {
+	dir := writeModule(t, map[string]string{
+		"go.mod":       "module example.com/once\n\ngo 1.21\n",
+		"once.go":      "package once\n\nfunc One() int { return 1 }\n",
+		"other.go":     "//go:build ignore\n\npackage once\n\nfunc neverBuilt() {}\n",
+		"asm_amd64.s":  "#include \"textflag.h\"\n\nTEXT ·asm(SB), NOSPLIT, $0-8\n\tMOVQ $5, ret+0(FP)\n\tRET\n",
+		"asm.go":       "package once\n\nfunc asm() int\n",
+		"once_test.go": "package once\n\nimport \"testing\"\n\nfunc TestOne(t *testing.T) {\n\tif One() != 1 {\n\t\tt.Fatal(One())\n\t}\n}\n",
+	})
+	res, err := Instrument(context.Background(), Options{Dir: dir, Targets: []string{"."}, Test: true}, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"other.go", "asm_amd64.s"} {
+		n := 0
+		for _, s := range res.Skipped {
+			if strings.HasPrefix(s, filepath.Join(dir, name)+":") {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("%s noted %d times, want once:\n%s", name, n, strings.Join(res.Skipped, "\n"))
+		}
+	}
+}
