@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"debug/elf"
 	"debug/gosym"
@@ -75,9 +76,26 @@ func buildInstrumented(ctx context.Context, spec *target.Spec, work string) (*in
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, fmt.Errorf("%w: go %s: %v\n%s", errInstrumentBuild, strings.Join(args, " "), err, b)
+		for cp, orig := range res.Originals {
+			b = bytes.ReplaceAll(b, []byte(cp), []byte(orig))
+		}
+		// The first line says what went wrong (the fallback's log shows
+		// it alone), the others how the build was run and all it said.
+		return nil, fmt.Errorf("%w: %s\ngo %s: %v\n%s", errInstrumentBuild, buildProblem(b, err), strings.Join(args, " "), err, b)
 	}
 	return &instrumented{path: out, sites: res.Sites, notes: res.Skipped, env: res.Env()}, nil
+}
+
+// buildProblem returns the first line of a failed build's output that is
+// not a package's heading ("# pkg"): the compiler's first error, or the go
+// command's complaint; err's text if there is none.
+func buildProblem(out []byte, err error) string {
+	for line := range strings.Lines(string(out)) {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			return line
+		}
+	}
+	return err.Error()
 }
 
 // setsLdflags reports whether build flags (as target.Spec keeps them, one

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -282,6 +283,10 @@ func TestInstrumentFallback(t *testing.T) {
 	all := strings.Join(log, "\n")
 	if !strings.Contains(all, "the instrumented build failed") || !strings.Contains(all, "recording with the Delve recorder instead") {
 		t.Fatalf("log does not say that it fell back:\n%s", all)
+	}
+	// Why, in the compiler's words, at the place in the user's file.
+	if !regexp.MustCompile(`the instrumented build failed: [^ ]*/main\.go:3:5: __adirt already declared`).MatchString(all) {
+		t.Errorf("log does not say why the build failed:\n%s", all)
 	}
 	if !s.Recording().HasFunc("main.f") {
 		t.Fatalf("Delve's recording lacks main.f: %v", s.Recording().Funcs())

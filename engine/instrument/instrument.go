@@ -148,6 +148,9 @@ type Result struct {
 	Skipped []string
 	// ModulePath is the main module's path.
 	ModulePath string
+	// Originals are the files the instrumented copies were made from, by
+	// the copies' paths: the compiler's errors name the copies.
+	Originals map[string]string
 }
 
 // Env is what the instrumented binary's environment needs besides the
@@ -204,7 +207,7 @@ func Instrument(ctx context.Context, opts Options, work string) (*Result, error)
 		}
 		pkgs = append(pkgs, &p)
 	}
-	res := &Result{}
+	res := &Result{Originals: map[string]string{}}
 	var modDir string
 	for _, p := range pkgs {
 		if p.Module != nil && p.Module.Main {
@@ -293,6 +296,7 @@ func Instrument(ctx context.Context, opts Options, work string) (*Result, error)
 				return nil, err
 			}
 			overlay[abs] = dst
+			res.Originals[dst] = abs
 		}
 	}
 	for p := range pkgSet {
