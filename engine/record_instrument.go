@@ -545,6 +545,9 @@ type builder struct {
 	// records counts the records read, atExit those read before the
 	// target ended (see RecordTimes).
 	records, atExit int
+	// dropped counts the frames past the frame limit dropped as they
+	// returned (see leave).
+	dropped int
 	// panicking lists, by goroutine, the frames a panic unwound whose
 	// panic value is not known yet (a recover or the end says it).
 	panicking map[int64][]int
@@ -613,6 +616,11 @@ type iopen struct {
 	frame int // Seq in rec
 	off   uint64
 	site  int
+	// vals is the number of values in rec when the frame entered (see
+	// leave); pinned is set when a go statement of the frame ran (a
+	// spawn refers to the frame).
+	vals   uint32
+	pinned bool
 }
 
 type ispawn struct {
@@ -765,6 +773,7 @@ func (b *builder) event(r *instrument.Record) {
 		if len(st) == 0 {
 			return
 		}
+		st[len(st)-1].pinned = true
 		b.spawnAt[r.Seq] = ispawn{by: st[len(st)-1].frame, seq: b.next(), site: b.callSiteID(r.PC)}
 		k := spawnKey{r.Goid, b.callPos(r.PC).String()}
 		b.gos[k] = append(b.gos[k], r.Seq)
@@ -819,6 +828,7 @@ func (b *builder) enter(r *instrument.Record) {
 		delete(b.ginfo, r.Goid)
 		b.spawned(&e, gi)
 	}
+	vals := b.rec.Values()
 	seq := b.rec.Enter(&e)
 	if e.Spawn {
 		b.first[r.Goid] = seq
@@ -826,7 +836,7 @@ func (b *builder) enter(r *instrument.Record) {
 	if site := r.Site; site >= 0 && site < len(b.sites) && r.NValues > 0 {
 		b.attach(seq, r, fn.id, site, false)
 	}
-	gs.open = append(stack, iopen{frame: seq, off: r.Off, site: r.Site})
+	gs.open = append(stack, iopen{frame: seq, off: r.Off, site: r.Site, vals: vals})
 }
 
 // attach gives frame seq, of function fn (a FuncID) and site, the values
@@ -970,7 +980,8 @@ func (b *builder) leave(r *instrument.Record) {
 	if len(stack) == 0 || stack[len(stack)-1].off != r.Off {
 		return
 	}
-	top := stack[len(stack)-1].frame
+	o := stack[len(stack)-1]
+	top := o.frame
 	gs.open = stack[:len(stack)-1]
 	exitSeq := b.next()
 	// The exit hook's PC is in the function that ended the frame: the
@@ -988,7 +999,17 @@ func (b *builder) leave(r *instrument.Record) {
 	default:
 		b.rec.SetExit(top, trace.Returned, exitSeq)
 		if r.NValues > 0 {
-			b.attach(top, r, uint32(b.rec.FuncNumOf(top)), stack[len(stack)-1].site, true)
+			b.attach(top, r, uint32(b.rec.FuncNumOf(top)), o.site, true)
+		}
+		// Past the frame limit, a frame that returned is not kept (see
+		// limit): it goes at once when it is the last one in (its
+		// callees went before it) and nothing else refers to it, so that
+		// a run far longer than the limit takes the memory of the frames
+		// it keeps. (Its function's count of frames stays: the FIDs of
+		// later frames are the Delve recorder's.)
+		if top >= b.lim.MaxFrames && top == b.rec.Len()-1 && !o.pinned && b.rec.Values() == o.vals && !b.rec.SpawnOf(top) {
+			b.rec.DropLast()
+			b.dropped++
 		}
 	}
 }
@@ -1240,16 +1261,17 @@ func (b *builder) fatal(info *trace.PanicInfo, stderr string) bool {
 // frame on the failing path (frames a panic unwound, frames still running
 // at the end) with its callers.
 func (b *builder) limit() {
-	max, all := b.lim.MaxFrames, b.rec.Len()
+	max, n := b.lim.MaxFrames, b.rec.Len()
+	all := n + b.dropped
 	if all <= max {
 		return
 	}
-	keep := make([]bool, all)
+	keep := make([]bool, n)
 	for i := range max {
 		keep[i] = true
 	}
 	extra := 0
-	for i := max; i < all; i++ {
+	for i := max; i < n; i++ {
 		if b.rec.ExitOf(i) == trace.Returned {
 			continue
 		}
@@ -1259,9 +1281,35 @@ func (b *builder) limit() {
 		}
 	}
 	b.rec.Keep(keep)
+	b.keptValues()
 	msg := fmt.Sprintf("frame limit reached: only the first %d frames were kept, plus %d on the failing path (frames a panic unwound or still running at the end, with their callers); %d of %d frames dropped (raise --max-frames)",
 		max, extra, all-b.rec.Len(), all)
 	b.rec.Partial = strings.TrimPrefix(b.rec.Partial+"; "+msg, "; ")
+}
+
+// keptValues makes b.valuesEnd again from the frames kept, once limit
+// dropped some: the record file then keeps the values of those only (see
+// fileValues.trim).
+func (b *builder) keptValues() {
+	if b.sourced == 0 {
+		return
+	}
+	clear(b.valuesEnd)
+	for seq := range b.rec.Len() {
+		for _, results := range []bool{false, true} {
+			ref, n, ok := b.rec.SourceOf(seq, results)
+			if !ok || n == 0 {
+				continue
+			}
+			end, err := b.file.ValuesEnd(int(ref), n)
+			if err != nil {
+				// Not read back either: the frame says so in their place.
+				continue
+			}
+			c := int(ref) / instrument.ChunkSize
+			b.valuesEnd[c] = max(b.valuesEnd[c], end)
+		}
+	}
 }
 
 // instrumentedBuild is the instrumented build of a target, made while the

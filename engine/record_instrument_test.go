@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"debug/elf"
+	"debug/gosym"
 	"errors"
 	"fmt"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adi-go/adi/engine/instrument"
 	"github.com/adi-go/adi/engine/trace"
 )
 
@@ -594,5 +596,107 @@ func TestInstrumentOldGoLine(t *testing.T) {
 		if err != nil || len(fr.Args) != 1 || fr.Args[0].Text != "3" || len(fr.Results) != 1 || fr.Results[0].Text != "6" {
 			t.Errorf("go %s: example.com/old.Double#2 %+v, %v", goLine, fr, err)
 		}
+	}
+}
+
+// TestInstrumentLimitBounded runs a program of some 35,000 frames, the
+// last of which panic, under a limit of 100 frames. The builder holds no
+// more than the limit and the frames still open while it reads the run:
+// the frames past the limit that returned go as they return. The recording
+// is the same as with all frames kept first: the first 100 frames, the
+// failing path with its FIDs counted over the whole run, and what was
+// dropped. The record file keeps the values of the frames kept only.
+func TestInstrumentLimitBounded(t *testing.T) {
+	files := map[string]string{
+		"go.mod": "module example.com/long\n\ngo 1.21\n",
+		"main.go": `package main
+
+func fib(n int) int {
+	if n < 2 {
+		return n
+	}
+	return fib(n-1) + fib(n-2)
+}
+
+func boom(n int) int {
+	if n == 0 {
+		var m map[string]int
+		m["x"] = fib(3)
+	}
+	return boom(n-1) + 1
+}
+
+func main() {
+	total := 0
+	for i := 0; i < 200; i++ {
+		total += fib(10)
+	}
+	println(total)
+	boom(2)
+}
+`,
+	}
+	in, dir, work := buildModule(t, files, []string{"go", "run", "."})
+	// fib(10) is 177 frames; then boom#1..#3 and fib(3)'s 5.
+	const all = 1 + 200*177 + 3 + 5
+	lim := Limits{MaxFrames: 100}.withDefaults()
+
+	recPath := filepath.Join(work, "records")
+	cmd := exec.Command(in.path)
+	cmd.Dir = dir
+	cmd.Env = append(append(os.Environ(), in.env...), "ADI_TRACE_FILE="+recPath)
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "assignment to entry in nil map") {
+		t.Fatalf("run: %v\n%s", err, out)
+	}
+	records, err := os.Open(recPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer records.Close()
+	tab, err := loadSymbols(in.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	close(exited)
+	b, tf, err := indexLive(records, in, lim, func() (*gosym.Table, error) { return tab, nil }, exited, -1, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tf.Close()
+	// Past the limit, boom's three frames (the failing path) are kept;
+	// the five of fib(3), which returned before the panic, are not.
+	if n := b.rec.Len(); n > lim.MaxFrames+8 || n+b.dropped != all {
+		t.Fatalf("the builder holds %d frames and dropped %d, want at most %d of %d", n, b.dropped, lim.MaxFrames+8, all)
+	}
+	b.rec.SetValueSource(newFileValues(tf))
+	b.finish(2, nil, 0, "", "panic: assignment to entry in nil map\n\ngoroutine 1 [running]:\nmain.boom(...)\n", false)
+	rec := b.rec
+	if !strings.Contains(rec.Partial, fmt.Sprintf("%d of %d frames dropped", all-rec.Len(), all)) {
+		t.Errorf("partial %q, want %d frames in all", rec.Partial, all)
+	}
+	var fids []string
+	for seq := lim.MaxFrames; seq < rec.Len(); seq++ {
+		fids = append(fids, rec.FIDOf(seq).String())
+	}
+	if got := strings.Join(fids, " "); got != "main.boom#1 main.boom#2 main.boom#3" {
+		t.Errorf("frames past the limit %s, want boom's", got)
+	}
+	if rec.At(0).FID.String() != "main.main#1" || rec.At(rec.Len()-1).Exit != trace.Panicked {
+		t.Errorf("first frame %s, last %+v", rec.At(0).FID, rec.At(rec.Len()-1))
+	}
+	if a := rec.At(rec.Len() - 1).Args; len(a) != 1 || a[0].Text != "0" {
+		t.Errorf("main.boom#3's arguments %+v", a)
+	}
+	// The values kept are in the first chunk of records and the last
+	// one or two, of the many the run wrote.
+	with := 0
+	for _, end := range b.valuesEnd {
+		if end > 0 {
+			with++
+		}
+	}
+	if chunks := int(tf.Bytes / instrument.ChunkSize); with > 3 || chunks < 8 {
+		t.Errorf("%d of the file's %d chunks keep values", with, chunks)
 	}
 }

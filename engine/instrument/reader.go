@@ -1044,6 +1044,22 @@ func (v Value) String() string {
 	return v.Text
 }
 
+// ValuesEnd returns the offset in the file just past the n values at
+// offset at (see ValuesAt), whose end the record that held them gave
+// (Record.ValuesEnd).
+func (f *File) ValuesEnd(at, n int) (int, error) {
+	start := at &^ (chunkSize - 1)
+	if at-start < hdrSize || at >= int(f.Bytes) || n <= 0 || n > 64 {
+		return 0, fmt.Errorf("record file %s: no %d values at offset %d", f.path, n, at)
+	}
+	end := min(start+chunkSize, int(f.Bytes))
+	i, err := skipValues(padded(f.data[start:end]), at-start, n)
+	if err != nil {
+		return 0, fmt.Errorf("record file %s, offset %d: %w", f.path, at, err)
+	}
+	return start + i, nil
+}
+
 // ValuesAt appends to dst the n values at offset at of the file, where a
 // record read with LazyValues has them (Record.ValuesAt and NValues). The
 // values' Type is left zero (see File.Type); the Text of a string or a number is the file's

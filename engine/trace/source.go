@@ -47,6 +47,17 @@ func (r *Recording) AttachSource(seq int, ref uint32, n int, results bool) {
 	}
 }
 
+// SourceOf returns the reference in the value source and the count of the
+// arguments of frame seq, or with results its results; ok is false when
+// they are not in the source.
+func (r *Recording) SourceOf(seq int, results bool) (ref uint32, n int, ok bool) {
+	w := &r.rows[seq]
+	if results {
+		return w.results, int(w.nres), w.flags&flagSourceResults != 0
+	}
+	return w.args, int(w.nargs), w.flags&flagSourceArgs != 0
+}
+
 // argsOf makes the arguments of frame seq.
 func (r *Recording) argsOf(seq int) []Value {
 	w := &r.rows[seq]

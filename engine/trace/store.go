@@ -326,6 +326,16 @@ func (r *Recording) Enter(e *Entry) int {
 	return seq
 }
 
+// DropLast removes the frame added last, which must have no values in the
+// store, no callee and no side table entry: a recorder past its frame
+// limit drops a frame that returned the way it came (see the instrumenting
+// recorder's builder), so that a run far longer than the limit takes the
+// memory of the frames it keeps.
+func (r *Recording) DropLast() {
+	r.rows = r.rows[:len(r.rows)-1]
+	r.indexed = false
+}
+
 // SetSpawn makes frame seq the first frame of a goroutine that frame
 // parent created, by the go statement at call site site (a PosID),
 // spawnSeq being the statement's run order (see Frame.SpawnSeq): a
