@@ -4,9 +4,13 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"regexp"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/adi-go/adi/engine/target"
+	"github.com/adi-go/adi/engine/trace"
 )
 
 // RecorderKind chooses how Open records the index of a run.
@@ -100,6 +104,31 @@ func Open(ctx context.Context, argv []string, dir string, opts Options) (*Sessio
 	if rec.Partial != "" {
 		logf("adi: partial recording: %s", rec.Partial)
 	}
+	if args, run, ok := onlyFailed(spec, prog.Args, rec); ok {
+		// The frames of the failed tests are the evidence, and a limit may
+		// have left them out (the recorders keep the first frames): the
+		// failed tests alone, recorded again, most often fit.
+		logf("adi: recording the failed tests alone (-run %s), since the limit left frames out", run)
+		again := *prog
+		again.Args = args
+		start := time.Now()
+		rec2, err := recordTarget(ctx, spec, &again, work, pre, RecordOptions{
+			Limits: opts.Limits, Trace: opts.Trace, Timeout: opts.Timeout, Output: opts.Output,
+			Progress: func(n int) { logf("adi: %d frames…", n) },
+		}, func(string, ...any) {})
+		switch {
+		case err != nil:
+			logf("adi: recording the failed tests alone failed (%v): keeping the whole run", err)
+		case !failsAgain(rec, rec2):
+			logf("adi: the failed tests pass when run alone: keeping the whole run")
+		default:
+			logf("adi: recorded %d frames of %d functions in %s; exit code %d", rec2.Len(), len(rec2.Funcs()), time.Since(start).Round(time.Millisecond), rec2.Outcome.ExitCode)
+			if rec2.Partial != "" {
+				logf("adi: partial recording: %s", rec2.Partial)
+			}
+			rec, prog = rec2, &again
+		}
+	}
 	s := NewSession(rec, prog, opts.Limits, opts.ExecTimeout)
 	s.workDir = work
 	ok = true
@@ -121,4 +150,54 @@ func describe(s *target.Spec) string {
 	default:
 		return fmt.Sprintf("go %s %s", s.Kind, s.Package)
 	}
+}
+
+// onlyFailed returns the arguments of a test binary that run the top-level
+// tests that failed in rec, and the -run pattern that selects them, when a
+// limit of the recorder left frames of rec out: ok is false when there is
+// nothing to narrow (not a test, nothing left out, no test failed, or args
+// run those tests only already).
+func onlyFailed(spec *target.Spec, args []string, rec *trace.Recording) (_ []string, run string, ok bool) {
+	if spec.Kind != target.Test || !rec.Dropped {
+		return nil, "", false
+	}
+	var names []string
+	for _, t := range rec.Outcome.FailedTests {
+		name, _, _ := strings.Cut(t, "/")
+		if name != "" && !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return nil, "", false
+	}
+	for i := range names {
+		names[i] = regexp.QuoteMeta(names[i])
+	}
+	run = "^(" + strings.Join(names, "|") + ")$"
+	flag := "-test.run=" + run
+	out := slices.Clone(args)
+	if i := slices.IndexFunc(out, func(a string) bool { return strings.HasPrefix(a, "-test.run=") }); i >= 0 {
+		if out[i] == flag {
+			return nil, "", false
+		}
+		out[i] = flag
+		return out, run, true
+	}
+	// Among the flags, before any argument that ends them (-args).
+	at := 0
+	if len(out) > 0 && out[0] == "-test.paniconexit0" {
+		at = 1
+	}
+	return slices.Insert(out, at, flag), run, true
+}
+
+// failsAgain reports whether a test that failed in rec failed in again too.
+func failsAgain(rec, again *trace.Recording) bool {
+	for _, t := range again.Outcome.FailedTests {
+		if slices.Contains(rec.Outcome.FailedTests, t) {
+			return true
+		}
+	}
+	return false
 }

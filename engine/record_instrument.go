@@ -1164,6 +1164,7 @@ func (b *builder) finish(status int, ctxErr error, timeout time.Duration, stdout
 	}
 	if stopped {
 		b.rec.Partial = strings.TrimPrefix(b.rec.Partial+"; the record file reached its size limit: frames entered after that are missing", "; ")
+		b.rec.Dropped = true
 	}
 	if msg := panicMessage(stderr); msg != "" && !out.Killed {
 		info := &trace.PanicInfo{Value: msg}
@@ -1281,6 +1282,7 @@ func (b *builder) limit() {
 		}
 	}
 	b.rec.Keep(keep)
+	b.rec.Dropped = true
 	b.keptValues()
 	msg := fmt.Sprintf("frame limit reached: only the first %d frames were kept, plus %d on the failing path (frames a panic unwound or still running at the end, with their callers); %d of %d frames dropped (raise --max-frames)",
 		max, extra, all-b.rec.Len(), all)

@@ -328,6 +328,7 @@ func (r *recorder) stopRecording() error {
 		}
 	}
 	r.rec.Partial = fmt.Sprintf("frame limit reached: only the first %d frames were recorded (raise --max-frames)", r.lim.MaxFrames)
+	r.rec.Dropped = true
 	r.full = false
 	r.stopped = true
 	return nil

@@ -47,6 +47,9 @@ type Recording struct {
 	Outcome Outcome
 	// Partial says why the recording is incomplete ("" when complete).
 	Partial string
+	// Dropped is set when a limit of the recorder (of frames, of the
+	// record file's size) left frames of the run out (Partial says which).
+	Dropped bool
 
 	indexed bool
 	// unordered is set when some function's frames are not in order of

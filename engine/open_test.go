@@ -1,0 +1,111 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/adi-go/adi/engine/target"
+	"github.com/adi-go/adi/engine/trace"
+)
+
+func TestOnlyFailed(t *testing.T) {
+	test := &target.Spec{Kind: target.Test}
+	failed := func(dropped bool, tests ...string) *trace.Recording {
+		rec := trace.NewRecording()
+		rec.Dropped = dropped
+		rec.Outcome.FailedTests = tests
+		return rec
+	}
+	for _, tc := range []struct {
+		spec *target.Spec
+		args []string
+		rec  *trace.Recording
+		want []string // nil: not narrowed
+	}{
+		{test, []string{"-test.paniconexit0", "-test.v=true"}, failed(true, "TestA"),
+			[]string{"-test.paniconexit0", "-test.run=^(TestA)$", "-test.v=true"}},
+		// Subtests: their top-level test, once.
+		{test, []string{"-test.paniconexit0", "-test.run=Test", "-test.count=1"}, failed(true, "TestA/x_y", "TestA", "TestB"),
+			[]string{"-test.paniconexit0", "-test.run=^(TestA|TestB)$", "-test.count=1"}},
+		{test, []string{"-test.paniconexit0", "-test.run=^(TestA)$"}, failed(true, "TestA"), nil},
+		{test, []string{"-test.paniconexit0"}, failed(false, "TestA"), nil},
+		{test, []string{"-test.paniconexit0"}, failed(true), nil},
+		{&target.Spec{Kind: target.Run}, nil, failed(true, "TestA"), nil},
+	} {
+		got, run, ok := onlyFailed(tc.spec, tc.args, tc.rec)
+		if ok != (tc.want != nil) || !slices.Equal(got, tc.want) {
+			t.Errorf("onlyFailed(%s, %q, %q dropped %v) = %q, %v; want %q", tc.spec.Kind, tc.args, tc.rec.Outcome.FailedTests, tc.rec.Dropped, got, ok, tc.want)
+		}
+		if ok && !slices.Contains(got, "-test.run="+run) {
+			t.Errorf("run %q is not in %q", run, got)
+		}
+	}
+}
+
+// TestOpenRecordsFailedTestsAlone: a package whose passing test takes
+// more frames than the limit, before the test that fails. The failed test
+// is recorded again alone, so that its frames (the evidence) are in the
+// recording; a test that fails only after another is kept as the whole run
+// recorded it.
+func TestOpenRecordsFailedTestsAlone(t *testing.T) {
+	src := "package late\n\nvar ready bool\n\nfunc fib(n int) int {\n\tif n < 2 {\n\t\treturn n\n\t}\n\treturn fib(n-1) + fib(n-2)\n}\n\n" +
+		"func Average(xs []int) int {\n\tsum := 0\n\tfor i := 1; i < len(xs); i++ {\n\t\tsum += xs[i]\n\t}\n\treturn sum / len(xs)\n}\n"
+	for _, tc := range []struct {
+		name, test string
+		alone      bool
+	}{
+		{"alone", "func TestAverage(t *testing.T) {\n\tif got := Average([]int{4, 6, 8}); got != 6 {\n\t\tt.Fatalf(\"Average = %d, want 6\", got)\n\t}\n}\n", true},
+		// Fails only when TestHeavy ran first.
+		{"after", "func TestAverage(t *testing.T) {\n\tif ready && Average([]int{4, 6, 8}) != 6 {\n\t\tt.Fatal(\"Average\")\n\t}\n}\n", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for name, text := range map[string]string{
+				"go.mod":       "module example.com/late\n\ngo 1.21\n",
+				"late.go":      src,
+				"late_test.go": "package late\n\nimport \"testing\"\n\nfunc TestHeavy(t *testing.T) {\n\tready = fib(15) == 610\n}\n\n" + tc.test,
+			} {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var log []string
+			s, err := Open(context.Background(), []string{"go", "test", "."}, dir, Options{
+				Limits: Limits{MaxFrames: 100}, Timeout: time.Minute,
+				Log: func(f string, a ...any) { log = append(log, fmt.Sprintf(f, a...)) },
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			all := strings.Join(log, "\n")
+			if !strings.Contains(all, "recording the failed tests alone (-run ^(TestAverage)$)") {
+				t.Fatalf("log:\n%s", all)
+			}
+			rec := s.Recording()
+			_, average := rec.Find(trace.FID{Func: "example.com/late.Average", Index: 1})
+			if !tc.alone {
+				if !strings.Contains(all, "the failed tests pass when run alone: keeping the whole run") || !rec.Dropped || average || slices.Contains(s.prog.Args, "-test.run=^(TestAverage)$") {
+					t.Errorf("kept %d frames (dropped %v), Average#1 %v, args %q; log:\n%s", rec.Len(), rec.Dropped, average, s.prog.Args, all)
+				}
+				return
+			}
+			if rec.Dropped || rec.Partial != "" || !average || rec.HasFunc("example.com/late.fib") {
+				t.Errorf("recording of %d frames (dropped %v, %q), Average#1 %v, fib %v", rec.Len(), rec.Dropped, rec.Partial, average, rec.HasFunc("example.com/late.fib"))
+			}
+			if got := rec.Outcome.FailedTests; !slices.Equal(got, []string{"TestAverage"}) {
+				t.Errorf("failed tests %q", got)
+			}
+			// Re-executions run what was recorded.
+			if !slices.Contains(s.prog.Args, "-test.run=^(TestAverage)$") {
+				t.Errorf("the session runs %q", s.prog.Args)
+			}
+		})
+	}
+}
