@@ -272,6 +272,7 @@ func newBuilder(in *instrumented, lim Limits, syms symbols, f *instrument.File, 
 		siteFn:   make([]siteFn, len(in.sites)),
 		ginfo:    map[int64]*instrument.Record{},
 		spawnAt:  map[uint64]ispawn{},
+		pinned:   map[int]bool{},
 		gos:      map[spawnKey][]uint64{},
 		kids:     map[spawnKey][]int64{},
 		started:  map[spawnKey]int{},
@@ -546,8 +547,10 @@ type builder struct {
 	// target ended (see RecordTimes).
 	records, atExit int
 	// dropped counts the frames past the frame limit dropped as they
-	// returned (see leave).
+	// ended (see dropDone); pinned are the frames past the limit that ran
+	// a go statement.
 	dropped int
+	pinned  map[int]bool
 	// panicking lists, by goroutine, the frames a panic unwound whose
 	// panic value is not known yet (a recover or the end says it).
 	panicking map[int64][]int
@@ -616,11 +619,6 @@ type iopen struct {
 	frame int // Seq in rec
 	off   uint64
 	site  int
-	// vals is the number of values in rec when the frame entered (see
-	// leave); pinned is set when a go statement of the frame ran (a
-	// spawn refers to the frame).
-	vals   uint32
-	pinned bool
 }
 
 type ispawn struct {
@@ -773,7 +771,9 @@ func (b *builder) event(r *instrument.Record) {
 		if len(st) == 0 {
 			return
 		}
-		st[len(st)-1].pinned = true
+		if by := st[len(st)-1].frame; by >= b.lim.MaxFrames {
+			b.pinned[by] = true
+		}
 		b.spawnAt[r.Seq] = ispawn{by: st[len(st)-1].frame, seq: b.next(), site: b.callSiteID(r.PC)}
 		k := spawnKey{r.Goid, b.callPos(r.PC).String()}
 		b.gos[k] = append(b.gos[k], r.Seq)
@@ -787,6 +787,7 @@ func (b *builder) event(r *instrument.Record) {
 		}
 		for _, i := range b.panicking[r.Goid] {
 			b.rec.SetPanic(i, r.Text)
+			b.rec.SetRecovered(i)
 		}
 		delete(b.panicking, r.Goid)
 	}
@@ -828,7 +829,6 @@ func (b *builder) enter(r *instrument.Record) {
 		delete(b.ginfo, r.Goid)
 		b.spawned(&e, gi)
 	}
-	vals := b.rec.Values()
 	seq := b.rec.Enter(&e)
 	if e.Spawn {
 		b.first[r.Goid] = seq
@@ -836,7 +836,7 @@ func (b *builder) enter(r *instrument.Record) {
 	if site := r.Site; site >= 0 && site < len(b.sites) && r.NValues > 0 {
 		b.attach(seq, r, fn.id, site, false)
 	}
-	gs.open = append(stack, iopen{frame: seq, off: r.Off, site: r.Site, vals: vals})
+	gs.open = append(stack, iopen{frame: seq, off: r.Off, site: r.Site})
 }
 
 // attach gives frame seq, of function fn (a FuncID) and site, the values
@@ -1001,16 +1001,32 @@ func (b *builder) leave(r *instrument.Record) {
 		if r.NValues > 0 {
 			b.attach(top, r, uint32(b.rec.FuncNumOf(top)), o.site, true)
 		}
-		// Past the frame limit, a frame that returned is not kept (see
-		// limit): it goes at once when it is the last one in (its
-		// callees went before it) and nothing else refers to it, so that
-		// a run far longer than the limit takes the memory of the frames
-		// it keeps. (Its function's count of frames stays: the FIDs of
-		// later frames are the Delve recorder's.)
-		if top >= b.lim.MaxFrames && top == b.rec.Len()-1 && !o.pinned && b.rec.Values() == o.vals && !b.rec.SpawnOf(top) {
-			b.rec.DropLast()
-			b.dropped++
+		b.dropDone()
+	}
+}
+
+// panickedAt reports whether frame seq, of b.panicked, is there: a frame
+// that a recovered panic unwound may be gone (see dropDone), its Seq
+// another frame's or none.
+func (b *builder) panickedAt(seq int) bool {
+	return seq < b.rec.Len() && b.rec.ExitOf(seq) == trace.Panicked
+}
+
+// dropDone drops the frames added last past the frame limit that are done
+// with: frames that returned, or that a recovered panic unwound, which
+// limit would not keep. They go as they end, when nothing refers to them
+// (no callee, for they are the last frames in; no spawn; no value in the
+// index), so that a run far longer than the limit takes the memory of the
+// frames it keeps. (Their function's count of frames stays: the FIDs of
+// later frames are the Delve recorder's.)
+func (b *builder) dropDone() {
+	for seq := b.rec.Len() - 1; seq >= b.lim.MaxFrames; seq-- {
+		if b.rec.ExitOf(seq) != trace.Returned && !b.rec.RecoveredOf(seq) ||
+			b.rec.SpawnOf(seq) || b.pinned[seq] || b.rec.StoresValues(seq) {
+			return
 		}
+		b.rec.DropLast()
+		b.dropped++
 	}
 }
 
@@ -1173,7 +1189,7 @@ func (b *builder) finish(status int, ctxErr error, timeout time.Duration, stdout
 		}
 	}
 	for _, seq := range b.panicked {
-		if out.Panic != nil && b.rec.PanicOf(seq) == "" {
+		if out.Panic != nil && b.panickedAt(seq) && b.rec.PanicOf(seq) == "" {
 			b.rec.SetPanic(seq, out.Panic.Value)
 		}
 	}
@@ -1211,7 +1227,7 @@ func (b *builder) fatal(info *trace.PanicInfo, stderr string) bool {
 	// (b.panicked is in order of exit).
 	var unwound []int
 	for _, seq := range b.panicked {
-		if b.rec.GoroutineOf(seq) == info.Goroutine && b.rec.PanicOf(seq) == "" {
+		if b.panickedAt(seq) && b.rec.GoroutineOf(seq) == info.Goroutine && b.rec.PanicOf(seq) == "" {
 			unwound = append(unwound, seq)
 		}
 	}
@@ -1273,7 +1289,7 @@ func (b *builder) limit() {
 	}
 	extra := 0
 	for i := max; i < n; i++ {
-		if b.rec.ExitOf(i) == trace.Returned {
+		if b.rec.ExitOf(i) == trace.Returned || b.rec.RecoveredOf(i) {
 			continue
 		}
 		for j := i; j >= 0 && !keep[j]; j = b.rec.ParentOf(j) {
@@ -1284,7 +1300,7 @@ func (b *builder) limit() {
 	b.rec.Keep(keep)
 	b.rec.Dropped = true
 	b.keptValues()
-	msg := fmt.Sprintf("frame limit reached: only the first %d frames were kept, plus %d on the failing path (frames a panic unwound or still running at the end, with their callers); %d of %d frames dropped (raise --max-frames)",
+	msg := fmt.Sprintf("frame limit reached: only the first %d frames were kept, plus %d on the failing path (frames ended by a panic that was not recovered or by runtime.Goexit, or still running at the end, with their callers); %d of %d frames dropped (raise --max-frames)",
 		max, extra, all-b.rec.Len(), all)
 	b.rec.Partial = strings.TrimPrefix(b.rec.Partial+"; "+msg, "; ")
 }

@@ -600,16 +600,20 @@ func TestInstrumentOldGoLine(t *testing.T) {
 }
 
 // TestInstrumentLimitBounded runs a program of some 35,000 frames, the
-// last of which panic, under a limit of 100 frames. The builder holds no
-// more than the limit and the frames still open while it reads the run:
-// the frames past the limit that returned go as they return. The recording
-// is the same as with all frames kept first: the first 100 frames, the
-// failing path with its FIDs counted over the whole run, and what was
-// dropped. The record file keeps the values of the frames kept only.
+// last of which panic, under a limit of 100 frames; before that, a panic
+// unwinds 51 frames and is recovered. The builder holds no more than the
+// limit and the frames still open while it reads the run: the frames past
+// the limit that returned, or that the recovered panic unwound, go as they
+// end. The recording is the same as with all frames kept first: the first
+// 100 frames, the failing path with its FIDs counted over the whole run,
+// and what was dropped. The record file keeps the values of the frames
+// kept only.
 func TestInstrumentLimitBounded(t *testing.T) {
 	files := map[string]string{
 		"go.mod": "module example.com/long\n\ngo 1.21\n",
 		"main.go": `package main
+
+import "errors"
 
 func fib(n int) int {
 	if n < 2 {
@@ -626,19 +630,37 @@ func boom(n int) int {
 	return boom(n-1) + 1
 }
 
+func deep(n int) int {
+	if n == 0 {
+		panic("too deep")
+	}
+	return deep(n-1) + 1
+}
+
+func safe() (err error) {
+	defer func() {
+		if recover() != nil {
+			err = errors.New("recovered")
+		}
+	}()
+	deep(50)
+	return nil
+}
+
 func main() {
 	total := 0
 	for i := 0; i < 200; i++ {
 		total += fib(10)
 	}
-	println(total)
+	println(total, safe().Error())
 	boom(2)
 }
 `,
 	}
 	in, dir, work := buildModule(t, files, []string{"go", "run", "."})
-	// fib(10) is 177 frames; then boom#1..#3 and fib(3)'s 5.
-	const all = 1 + 200*177 + 3 + 5
+	// fib(10) is 177 frames; then safe's, deep's 51 and the deferred
+	// closure's, boom#1..#3 and fib(3)'s 5.
+	const all = 1 + 200*177 + 1 + 51 + 1 + 3 + 5
 	lim := Limits{MaxFrames: 100}.withDefaults()
 
 	recPath := filepath.Join(work, "records")
@@ -665,7 +687,8 @@ func main() {
 	}
 	defer tf.Close()
 	// Past the limit, boom's three frames (the failing path) are kept;
-	// the five of fib(3), which returned before the panic, are not.
+	// the five of fib(3), which returned before the panic, are not, nor
+	// those the recovered panic unwound.
 	if n := b.rec.Len(); n > lim.MaxFrames+8 || n+b.dropped != all {
 		t.Fatalf("the builder holds %d frames and dropped %d, want at most %d of %d", n, b.dropped, lim.MaxFrames+8, all)
 	}

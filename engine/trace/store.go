@@ -56,6 +56,8 @@ const (
 	// in r.source (see ValueSource).
 	flagSourceArgs
 	flagSourceResults
+	// flagRecovered: the panic that unwound the frame was recovered.
+	flagRecovered
 )
 
 var exitKinds = [...]Exit{Running, Returned, Panicked, Goexited, Unrecorded}
@@ -327,12 +329,15 @@ func (r *Recording) Enter(e *Entry) int {
 }
 
 // DropLast removes the frame added last, which must have no values in the
-// store, no callee and no side table entry: a recorder past its frame
-// limit drops a frame that returned the way it came (see the instrumenting
-// recorder's builder), so that a run far longer than the limit takes the
-// memory of the frames it keeps.
+// store (see StoresValues), no callee and no spawn: a recorder past its
+// frame limit drops a frame that is done with as it ends (see the
+// instrumenting recorder's builder), so that a run far longer than the
+// limit takes the memory of the frames it keeps. Its panic value goes
+// with it.
 func (r *Recording) DropLast() {
-	r.rows = r.rows[:len(r.rows)-1]
+	seq := len(r.rows) - 1
+	delete(r.panics, int32(seq))
+	r.rows = r.rows[:seq]
 	r.indexed = false
 }
 
@@ -784,6 +789,21 @@ func (r *Recording) CallSiteOf(seq int) Pos { return r.poss[r.rows[seq].site] }
 // SpawnOf reports whether frame seq is the first of a goroutine its
 // caller spawned.
 func (r *Recording) SpawnOf(seq int) bool { return r.rows[seq].flags&flagSpawn != 0 }
+
+// SetRecovered says that the panic that unwound frame seq was recovered:
+// the run went on.
+func (r *Recording) SetRecovered(seq int) { r.rows[seq].flags |= flagRecovered }
+
+// RecoveredOf reports whether frame seq was unwound by a panic that was
+// recovered (see SetRecovered).
+func (r *Recording) RecoveredOf(seq int) bool { return r.rows[seq].flags&flagRecovered != 0 }
+
+// StoresValues reports whether values of frame seq are in the store (not
+// in the value source: see AttachSource).
+func (r *Recording) StoresValues(seq int) bool {
+	w := &r.rows[seq]
+	return w.nargs > 0 && w.flags&flagSourceArgs == 0 || w.nres > 0 && w.flags&flagSourceResults == 0
+}
 
 // Children returns the Seqs of frame seq's callees (and the first frames
 // of the goroutines it spawned) in run order. The recording must be
