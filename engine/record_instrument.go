@@ -1001,7 +1001,9 @@ func (b *builder) leave(r *instrument.Record) {
 		if r.NValues > 0 {
 			b.attach(top, r, uint32(b.rec.FuncNumOf(top)), o.site, true)
 		}
-		b.dropDone()
+		if top >= b.lim.MaxFrames {
+			b.dropDone()
+		}
 	}
 }
 
