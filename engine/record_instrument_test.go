@@ -723,3 +723,55 @@ func main() {
 		t.Errorf("%d of the file's %d chunks keep values", with, chunks)
 	}
 }
+
+// TestInstrumentKeepsAllocations: a function with a defer statement
+// allocates under the instrumenting recorder what it allocates natively
+// (nothing here), so that a test of its allocations passes as it does
+// without adi. (A defer in a loop, which would also keep the compiler from
+// open-coding the function's defers, puts the deferred call's closure and
+// the variables it uses on the heap.)
+func TestInstrumentKeepsAllocations(t *testing.T) {
+	files := map[string]string{
+		"go.mod": "module example.com/allocs\n\ngo 1.21\n",
+		"allocs.go": `package allocs
+
+import "sync"
+
+type Counter struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (c *Counter) Inc(by int) (n int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	defer func() { n += by - by }()
+	c.n += by
+	return c.n
+}
+`,
+		"allocs_test.go": `package allocs
+
+import "testing"
+
+func TestIncAllocs(t *testing.T) {
+	c := &Counter{}
+	if n := testing.AllocsPerRun(100, func() { c.Inc(2) }); n != 0 {
+		t.Fatalf("%v allocations per Inc", n)
+	}
+}
+`,
+	}
+	in, dir, work := buildModule(t, files, []string{"go", "test", "."})
+	rec, err := recordInstrumented(context.Background(), in, &Program{Path: in.path, Dir: dir}, work, RecordOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Outcome.ExitCode != 0 {
+		t.Fatalf("exit code %d:\n%s", rec.Outcome.ExitCode, rec.Outcome.Output())
+	}
+	fr, err := rec.Frame(fid("example.com/allocs.(*Counter).Inc", 101))
+	if err != nil || len(fr.Args) != 2 || fr.Args[1].Text != "2" || len(fr.Results) != 1 || fr.Results[0].Text != "202" {
+		t.Errorf("example.com/allocs.(*Counter).Inc#101 %+v, %v", fr, err)
+	}
+}

@@ -77,12 +77,12 @@ func H() { defer recover() }
 		{13, `__adirt.Go(); go func() { __adi := __adirt.E0(7); defer __adirt.X0(__adi);}()`},
 		{17, `func F[X any](x X) (__adi_r0 X) { __adi := __adirt.E1(8, &x); defer __adirt.X1(__adi, &__adi_r0); return x }`},
 		{19, `func G(__adi_p0 int, __adi_p1 string) { __adi := __adirt.E2(9, &__adi_p0, &__adi_p1); defer __adirt.X0(__adi);}`},
-		// The target's defer statements run in a loop of one turn, which
-		// keeps their function's defers from being open-coded.
-		{8, `__adi := __adirt.E0(6); defer __adirt.X0(__adi);`},
-		{8, `for __adi_once := true; __adi_once; __adi_once = false { defer func() {`},
-		{12, `}() }`},
-		{21, `func H() { __adi := __adirt.E0(10); defer __adirt.X0(__adi); for __adi_once := true; __adi_once; __adi_once = false { defer recover() } }`},
+		// A function with defer statements gets eight returns that never
+		// run, which keep its defers from being open-coded.
+		{7, `defer __adirt.X2(__adi, &__adi_r0, &__adi_r1);` + strings.Repeat(` if __adirt.Never { return };`, 8)},
+		{8, "\tdefer func() { __adi := __adirt.E0(6); defer __adirt.X0(__adi);"},
+		{12, `}()`},
+		{21, `func H() { __adi := __adirt.E0(10); defer __adirt.X0(__adi);` + strings.Repeat(` if __adirt.Never { return };`, 8) + ` defer recover() }`},
 	} {
 		if !strings.Contains(lines[c.line-1], c.has) {
 			t.Errorf("line %d = %q, want it to contain %q", c.line, lines[c.line-1], c.has)
@@ -337,10 +337,11 @@ func main() { println(plain(1) + deferring(2)) }
 	}
 	want := map[int][]string{
 		3: {"open-coded defer"},
-		// The exit hook's defer, then the target's in its loop, and the
-		// exit hook of the deferred function literal.
+		// The exit hook's defer, then the target's, neither open-coded
+		// (nor the target's on the heap, as it would be in a loop), and
+		// the exit hook of the deferred function literal.
 		5: {"stack-allocated defer"},
-		6: {"heap-allocated defer", "open-coded defer"},
+		6: {"stack-allocated defer", "open-coded defer"},
 		// main's.
 		10: {"open-coded defer"},
 	}

@@ -116,17 +116,9 @@ func (r *rewriter) visit(n ast.Node) bool {
 	case *ast.GoStmt:
 		r.add(r.off(n.Pos()), rtName+".Go(); ")
 	case *ast.DeferStmt:
-		// The target's own defer statements run in a loop that runs once.
-		// A defer in a loop keeps the compiler from open-coding the defers
-		// of its function, so the deferred calls are made by
-		// runtime.deferreturn, as in the debug build the Delve recorder
-		// runs (-N has no open-coded defers): library code calls them, at
-		// the line of the return. The exit hook's own defer stays
-		// open-coded in every function without a defer statement.
-		r.add(r.off(n.Pos()), "for __adi_once := true; __adi_once; __adi_once = false { ")
-		r.add(r.off(n.End()), " }")
-		// "defer recover()" must stay as it is: wrapped, recover would be
-		// called when the defer statement runs.
+		// (See function for how the target's own defers are kept from
+		// being open-coded.) "defer recover()" must stay as it is:
+		// wrapped, recover would be called when the defer statement runs.
 		if isRecover(n.Call) {
 			for _, a := range n.Call.Args {
 				ast.Inspect(a, r.visit)
@@ -254,6 +246,41 @@ func (r *rewriter) function(recv *ast.FieldList, typ *ast.FuncType, body *ast.Bl
 		b.WriteString(", " + a)
 	}
 	b.WriteString(");")
+	if hasDefer(body) {
+		// The function's own defers must not be open-coded: the deferred
+		// calls are then made by runtime.deferreturn, at the line of the
+		// return, as in the debug build the Delve recorder runs (-N has no
+		// open-coded defers). The compiler does not open-code the defers
+		// of a function whose returns times defers exceed 15: returns that
+		// never run (Never is false, which the compiler cannot know) make
+		// eight more. Unlike a defer in a loop, which the compiler does
+		// not open-code either, these keep the defers' records and the
+		// variables their calls use on the stack. The exit hook's own
+		// defer stays open-coded in every function without a defer
+		// statement.
+		b.WriteString(strings.Repeat(" if "+rtName+".Never { return };", openDeferReturns))
+	}
 	r.add(r.off(body.Lbrace)+1, b.String())
 	r.sites = append(r.sites, site)
+}
+
+// openDeferReturns is the number of returns that never run which keep a
+// function with two defers or more from having them open-coded (the
+// compiler's bound is 15 for returns times defers).
+const openDeferReturns = 8
+
+// hasDefer reports whether body has a defer statement of its own (not of
+// a function literal in it).
+func hasDefer(body *ast.BlockStmt) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.DeferStmt:
+			found = true
+		}
+		return !found
+	})
+	return found
 }

@@ -188,6 +188,10 @@ func XN(f F, rs ...any) {
 	}
 }
 
+// Never is false. The instrumenter makes returns that run only when it is
+// true, which the compiler cannot know (see instrument's rewrite).
+var Never bool
+
 // Go records a go statement of the calling function, just before it runs.
 //
 //go:noinline
