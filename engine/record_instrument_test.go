@@ -724,12 +724,14 @@ func main() {
 	}
 }
 
-// TestInstrumentKeepsAllocations: a function with a defer statement
-// allocates under the instrumenting recorder what it allocates natively
-// (nothing here), so that a test of its allocations passes as it does
-// without adi. (A defer in a loop, which would also keep the compiler from
-// open-coding the function's defers, puts the deferred call's closure and
-// the variables it uses on the heap.)
+// TestInstrumentKeepsAllocations: a function with a defer statement, and
+// one of floating-point arguments and results, allocate under the
+// instrumenting recorder what they allocate natively (nothing here), so
+// that a test of their allocations passes as it does without adi. (A defer
+// in a loop, which would also keep the compiler from open-coding the
+// function's defers, puts the deferred call's closure and the variables it
+// uses on the heap; and the hooks must not allocate, writing a float's
+// text either.)
 func TestInstrumentKeepsAllocations(t *testing.T) {
 	files := map[string]string{
 		"go.mod": "module example.com/allocs\n\ngo 1.21\n",
@@ -749,6 +751,10 @@ func (c *Counter) Inc(by int) (n int) {
 	c.n += by
 	return c.n
 }
+
+func Scale(x float64, k float32) (float64, complex64) {
+	return x * float64(k), complex(k, -k)
+}
 `,
 		"allocs_test.go": `package allocs
 
@@ -758,6 +764,12 @@ func TestIncAllocs(t *testing.T) {
 	c := &Counter{}
 	if n := testing.AllocsPerRun(100, func() { c.Inc(2) }); n != 0 {
 		t.Fatalf("%v allocations per Inc", n)
+	}
+}
+
+func TestScaleAllocs(t *testing.T) {
+	if n := testing.AllocsPerRun(100, func() { Scale(1.5, 0.25) }); n != 0 {
+		t.Fatalf("%v allocations per Scale", n)
 	}
 }
 `,
@@ -773,5 +785,10 @@ func TestIncAllocs(t *testing.T) {
 	fr, err := rec.Frame(fid("example.com/allocs.(*Counter).Inc", 101))
 	if err != nil || len(fr.Args) != 2 || fr.Args[1].Text != "2" || len(fr.Results) != 1 || fr.Results[0].Text != "202" {
 		t.Errorf("example.com/allocs.(*Counter).Inc#101 %+v, %v", fr, err)
+	}
+	fr, err = rec.Frame(fid("example.com/allocs.Scale", 1))
+	if err != nil || len(fr.Args) != 2 || fr.Args[0].Text != "1.5" || fr.Args[1].Text != "0.25" ||
+		len(fr.Results) != 2 || fr.Results[0].Text != "0.375" || fr.Results[1].Text != "(0.25 + -0.25i)" {
+		t.Errorf("example.com/allocs.Scale#1 %+v, %v", fr, err)
 	}
 }
