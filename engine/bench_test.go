@@ -65,7 +65,7 @@ func BenchmarkFLTRecursion(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			for b.Loop() {
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-				_, err := buildFLT(ctx, s.Program(), rec, bc.f, Limits{}, bc.stepOut)
+				_, err := buildFLT(ctx, s.Program(), rec, bc.f, Limits{}, bc.stepOut, nil)
 				cancel()
 				if err != nil {
 					b.Fatal(err)

@@ -26,9 +26,39 @@ func (s *Session) FLT(ctx context.Context, f *trace.Frame) (*trace.FLT, error) {
 	if err, ok := s.fltErrs[f.FID]; ok {
 		return nil, err
 	}
+	flt, err := s.buildFLT(ctx, f, nil)
+	if err != nil {
+		return nil, err
+	}
+	s.flts[f.FID] = flt
+	return flt, nil
+}
+
+// FLTUntil returns the beginning of the Frame Lifetime Trace of f: up to
+// and with the first statement at a position until accepts, or the whole
+// trace when none is (or when it is built already). A caller that looks
+// for one statement (the diagnoser, for a test's first failed assertion)
+// saves stepping through the rest, which for a table-driven test is most
+// of it. Such a beginning is not cached; its Note says where it ends.
+func (s *Session) FLTUntil(ctx context.Context, f *trace.Frame, until func(trace.Pos) bool) (*trace.FLT, error) {
+	s.fltMu.Lock()
+	defer s.fltMu.Unlock()
+	if flt, ok := s.flts[f.FID]; ok {
+		return flt, nil
+	}
+	if err, ok := s.fltErrs[f.FID]; ok {
+		return nil, err
+	}
+	return s.buildFLT(ctx, f, until)
+}
+
+// buildFLT builds the trace of f (see FLTUntil for until) with the
+// session's limits, its statements' text and its loops summarized
+// (s.fltMu held).
+func (s *Session) buildFLT(ctx context.Context, f *trace.Frame, until func(trace.Pos) bool) (*trace.FLT, error) {
 	bctx, cancel := context.WithTimeout(ctx, s.execTimeout)
 	defer cancel()
-	flt, err := BuildFLT(bctx, s.prog, s.rec, f, s.lim)
+	flt, err := buildFLT(bctx, s.prog, s.rec, f, s.lim, false, until)
 	if err != nil {
 		// A divergence or our own time limit would come back the same
 		// on every try: remember them. The caller's cancellation not.
@@ -56,7 +86,6 @@ func (s *Session) FLT(ctx context.Context, f *trace.Frame) (*trace.FLT, error) {
 		}
 		flt.Steps, flt.Skipped = trace.Summarize(flt.Steps, loops, s.lim.LoopKeepFirst, s.lim.LoopKeepLast)
 	}
-	s.flts[f.FID] = flt
 	return flt, nil
 }
 

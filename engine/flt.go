@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"sort"
 
 	"github.com/go-delve/delve/pkg/proc"
@@ -158,12 +159,14 @@ func (in *inFrame) isUser(fr *proc.Stackframe) bool {
 
 // BuildFLT re-executes prog to frame f of rec and steps through it.
 func BuildFLT(ctx context.Context, prog *Program, rec *trace.Recording, f *trace.Frame, lim Limits) (*trace.FLT, error) {
-	return buildFLT(ctx, prog, rec, f, lim, false)
+	return buildFLT(ctx, prog, rec, f, lim, false, nil)
 }
 
 // buildFLT is BuildFLT; delveStepOut steps over calls with Delve's StepOut
-// instead of the return-slot watchpoint, for the benchmark that compares them.
-func buildFLT(ctx context.Context, prog *Program, rec *trace.Recording, f *trace.Frame, lim Limits, delveStepOut bool) (*trace.FLT, error) {
+// instead of the return-slot watchpoint, for the benchmark that compares
+// them. When until is not nil, the trace ends with the first statement at
+// a position until accepts (with what it changed): see Session.FLTUntil.
+func buildFLT(ctx context.Context, prog *Program, rec *trace.Recording, f *trace.Frame, lim Limits, delveStepOut bool, until func(trace.Pos) bool) (*trace.FLT, error) {
 	lim = lim.withDefaults()
 	in, err := reach(ctx, prog, rec, f, lim)
 	if err != nil {
@@ -178,7 +181,8 @@ func buildFLT(ctx context.Context, prog *Program, rec *trace.Recording, f *trace
 	var prev map[string]trace.Value
 	var last *visit
 	n := 0
-	visits, _, err := in.walk(ctx, func(v *visit) bool {
+	end := -1 // the visit past the one until accepted
+	visits, ended, err := in.walk(ctx, func(v *visit) bool {
 		vals, order := in.locals(last != nil)
 		if last != nil {
 			last.after, last.order = vals, order
@@ -187,9 +191,12 @@ func buildFLT(ctx context.Context, prog *Program, rec *trace.Recording, f *trace
 		}
 		last = v
 		n++
+		if end < 0 && until != nil && until(v.pos) {
+			end = n + 1
+		}
 		// Two visits past the limit: the header line's (dropped below),
 		// and one whose locals close the last step's ΔS.
-		return n <= lim.MaxSteps+1
+		return n <= lim.MaxSteps+1 && (end < 0 || n < end)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("stepping through %s: %w", f.FID, err)
@@ -204,16 +211,22 @@ func buildFLT(ctx context.Context, prog *Program, rec *trace.Recording, f *trace
 		}
 		flt.Steps = append(flt.Steps, st)
 	}
-	assignCallees(rec, f, visits, flt.Steps)
+	assignCallees(rec, f, visits, flt.Steps, ended)
 	// Delve stops first on the function's header line, after the prologue:
 	// not a statement of the body; drop it when nothing happened there.
 	if len(flt.Steps) > 1 && flt.Steps[0].Line == f.Decl.Line && len(flt.Steps[0].Changes) == 0 && len(flt.Steps[0].Callees) == 0 {
 		flt.Steps = flt.Steps[1:]
 	}
-	if len(flt.Steps) > lim.MaxSteps {
+	switch {
+	case len(flt.Steps) > lim.MaxSteps:
 		flt.Steps = flt.Steps[:lim.MaxSteps]
 		flt.Truncated = true
 		flt.Note = fmt.Sprintf("trace cut after %d statements (raise --max-steps)", lim.MaxSteps)
+	case end >= 0 && len(visits) == end && len(flt.Steps) > 1:
+		// The visit past the one asked for closed its ΔS: not a step.
+		flt.Steps = flt.Steps[:len(flt.Steps)-1]
+		last := flt.Steps[len(flt.Steps)-1]
+		flt.Note = fmt.Sprintf("trace ends at %s:%d, where it was asked to", filepath.Base(last.File), last.Line)
 	}
 	return flt, nil
 }
@@ -242,7 +255,7 @@ func diffLocals(before, after map[string]trace.Value, order []string) []trace.Ch
 // made them: each visit of a line takes, in order of entry, as many of the
 // callees with that call site as the stepper counted it making, of each
 // kind (direct calls, calls through library code, go statements).
-func assignCallees(rec *trace.Recording, f *trace.Frame, visits []*visit, steps []trace.Step) {
+func assignCallees(rec *trace.Recording, f *trace.Frame, visits []*visit, steps []trace.Step, ended bool) {
 	children := rec.Children(f.Seq) // in run order
 	taken := make([]bool, len(children))
 	take := func(i int, line int, n int, kind func(seq int) bool) {
@@ -267,9 +280,16 @@ func assignCallees(rec *trace.Recording, f *trace.Frame, visits []*visit, steps 
 	}
 	// Anything left (a deferred call run by a panic, a call the stepper
 	// could not count) goes to the first statement on its line, or to the
-	// last statement.
+	// last statement; but for a trace that stops before the frame ended,
+	// not the callees that ran after its last one's.
+	last := uint64(0)
 	for j, seq := range children {
-		if taken[j] || len(steps) == 0 {
+		if taken[j] {
+			last = max(last, rec.RunOrderOf(int(seq)))
+		}
+	}
+	for j, seq := range children {
+		if taken[j] || len(steps) == 0 || !ended && rec.RunOrderOf(int(seq)) > last {
 			continue
 		}
 		site := rec.CallSiteOf(int(seq))

@@ -208,6 +208,56 @@ func TestLoopSummary(t *testing.T) {
 	}
 }
 
+// TestFLTUntil builds the beginning of a trace: up to the fifth run of
+// the loop's if (line 19), the loop's first iteration kept and the next
+// three summarized, with the calls made so far only. It is not cached:
+// the whole trace is built afterwards. And with no statement accepted it
+// is the whole trace.
+func TestFLTUntil(t *testing.T) {
+	ctx := context.Background()
+	s := newSession(t, "go", "run", "./testdata/loop")
+	f := s.Recording().Invocations("main.simulate")[0]
+	runs := 0
+	flt, err := s.FLTUntil(ctx, f, func(p trace.Pos) bool {
+		if p.Line == 19 {
+			runs++
+		}
+		return runs == 5
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := flt.Steps[len(flt.Steps)-1]
+	if flt.Truncated || last.Line != 19 || !strings.Contains(flt.Note, "main.go:19") {
+		t.Fatalf("the trace ends at line %d (truncated %v, %q):\n%+v", last.Line, flt.Truncated, flt.Note, flt.Steps)
+	}
+	calls := s.Recording().Invocations("main.step")
+	if len(flt.Skipped) != 1 || flt.Skipped[0].Iterations != 3 || len(last.Callees) != 0 || len(flt.Steps[len(flt.Steps)-2].Callees) != 1 || flt.Steps[len(flt.Steps)-2].Callees[0] != calls[4].FID {
+		t.Fatalf("skips %+v, steps %+v: want 3 iterations skipped and the fifth's main.step#5", flt.Skipped, flt.Steps)
+	}
+	// The calls of step the trace saw, not the 95 after it.
+	var seen []trace.FID
+	for _, st := range flt.Steps {
+		seen = append(seen, st.Callees...)
+	}
+	for _, sk := range flt.Skipped {
+		seen = append(seen, sk.Callees...)
+	}
+	if len(seen) != 5 {
+		t.Fatalf("the trace's calls: %v, want main.step#1 … #5", seen)
+	}
+	full, err := s.Frame(ctx, f.FID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if full == flt || full.Note != "" || full.Skipped[0].Iterations != 98 {
+		t.Fatalf("the whole trace: %q, skips %+v", full.Note, full.Skipped)
+	}
+	if again, err := s.FLTUntil(ctx, f, func(trace.Pos) bool { return true }); err != nil || again != full {
+		t.Fatalf("once built, the whole trace is the answer: %v", err)
+	}
+}
+
 // assertNoTarget fails if a process runs the binary at path.
 func assertNoTarget(t *testing.T, path string) {
 	t.Helper()
