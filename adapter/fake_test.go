@@ -383,3 +383,8 @@ func chainRecording(chains, depth int) *trace.Recording {
 	newFrame(&fs, counts, "main.last", root, 50)
 	return trace.NewRecording(fs...)
 }
+
+// FLTUntil is FLT: the fixed trace is short.
+func (d *fakeDebuggee) FLTUntil(ctx context.Context, f *trace.Frame, until func(trace.Pos) bool) (*trace.FLT, error) {
+	return d.FLT(ctx, f)
+}

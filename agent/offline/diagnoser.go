@@ -76,6 +76,13 @@ func (e *errBudget) Error() string {
 
 // flt returns the trace of f and its replayed state, within the budget.
 func (d *diagnoser) flt(ctx context.Context, f *trace.Frame) (*trace.FLT, *frameState, error) {
+	return d.fltUntil(ctx, f, nil)
+}
+
+// fltUntil is flt, the trace ending with the first statement at a
+// position until accepts when until is not nil (Debugger.FLTUntil): that
+// beginning is what the diagnoser keeps of the frame.
+func (d *diagnoser) fltUntil(ctx context.Context, f *trace.Frame, until func(trace.Pos) bool) (*trace.FLT, *frameState, error) {
 	if st, ok := d.states[f.FID]; ok {
 		return st.flt, st, nil
 	}
@@ -84,7 +91,13 @@ func (d *diagnoser) flt(ctx context.Context, f *trace.Frame) (*trace.FLT, *frame
 		return nil, nil, &errBudget{d.opts.MaxFLTs}
 	}
 	d.built++
-	flt, err := d.dbg.FLT(ctx, f)
+	var flt *trace.FLT
+	var err error
+	if until != nil {
+		flt, err = d.dbg.FLTUntil(ctx, f, until)
+	} else {
+		flt, err = d.dbg.FLT(ctx, f)
+	}
 	if err != nil {
 		d.note(fmt.Sprintf("no trace of %s: %v", f.FID, err))
 		return nil, nil, err

@@ -99,6 +99,17 @@ func (d *diagnoser) failures(ctx context.Context, roots []int32) []failure {
 	if len(cands) == 0 {
 		cands = rest
 	}
+	// A frame's trace is built up to its first reported line only: the
+	// first failed assertion is the evidence, and a table-driven test's
+	// trace goes on for thousands of statements after it.
+	reported := func(p trace.Pos) bool {
+		for _, r := range reports {
+			if r.line == p.Line && r.file == filepath.Base(p.File) {
+				return true
+			}
+		}
+		return false
+	}
 	var out []failure
 	used := make([]bool, len(reports))
 	for i, seq := range cands {
@@ -107,7 +118,7 @@ func (d *diagnoser) failures(ctx context.Context, roots []int32) []failure {
 			break
 		}
 		f := d.rec.At(int(seq))
-		flt, st, err := d.flt(ctx, f)
+		flt, st, err := d.fltUntil(ctx, f, reported)
 		if err != nil {
 			continue
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -134,5 +135,73 @@ func TestAreaOK(t *testing.T) {
 				t.Errorf("verification %+v, want %s", d.Verification, tc.fix)
 			}
 		})
+	}
+}
+
+// TestDiagnoseTableDriven: a table-driven test whose first case fails,
+// among 1,500. Its frame's trace is built up to the reported line only,
+// not through the 7,000 statements of its loop (which take a minute to
+// step through and would be cut at the step limit).
+func TestDiagnoseTableDriven(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records and re-runs")
+	}
+	dir := writeModule(t, map[string]string{
+		"sign.go": `package m
+
+// Sign returns -1, 0 or 1 as x is negative, zero or positive.
+func Sign(x int) int {
+	if x < 0 {
+		return -1
+	}
+	if x >= 0 {
+		return 1
+	}
+	return 0
+}
+`,
+		"sign_test.go": `package m
+
+import "testing"
+
+func TestSign(t *testing.T) {
+	for x := 0; x < 1500; x++ {
+		want := 0
+		if x > 0 {
+			want = 1
+		}
+		if got := Sign(x); got != want {
+			t.Errorf("Sign(%d) = %d, want %d", x, got, want)
+		}
+	}
+}
+`})
+	argv := []string{"go", "test", "."}
+	s, err := engine.Open(context.Background(), argv, dir, engine.Options{Timeout: 2 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	start := time.Now()
+	d, err := Diagnose(context.Background(), s, Options{Target: gocmd.Target{Argv: argv, Dir: dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("diagnosed in %s:\n%s", time.Since(start).Round(time.Millisecond), d.Text())
+	checkWellFormed(t, s.Recording().Lookup, d)
+	if d.RootCause.Line != 8 || d.Method != "boundary" || d.Verification == nil || d.Verification.Status != report.Passed {
+		t.Errorf("root cause line %d by %s, verification %+v: want line 8 by boundary, passed", d.RootCause.Line, d.Method, d.Verification)
+	}
+	if strings.Contains(d.Partial, "was cut") {
+		t.Errorf("partial: %s", d.Partial)
+	}
+	// The failed case's check, and what the test reported; the other
+	// 1,499 calls of Sign are not the evidence.
+	var got []string
+	for _, e := range d.Evidence[:min(2, len(d.Evidence))] {
+		got = append(got, e.Claim+" — "+e.Value)
+	}
+	if want := "the test's check `got != want` failed: m.Sign#1 returned 1 — got = 1, want = 0|the test reported — Sign(0) = 1, want 0"; strings.Join(got, "|") != want {
+		t.Errorf("evidence %q, want %q", got, want)
 	}
 }
