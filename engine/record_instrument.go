@@ -1277,8 +1277,10 @@ func (b *builder) fatal(info *trace.PanicInfo, stderr string) bool {
 }
 
 // limit applies MaxFrames: the first MaxFrames frames are kept, and every
-// frame on the failing path (frames a panic unwound, frames still running
-// at the end) with its callers.
+// frame on the failing path (frames ended by a panic that was not
+// recovered or by runtime.Goexit, frames still running at the end) with
+// its callers. (Most frames past the limit that are not kept went as they
+// ended: see dropDone.)
 func (b *builder) limit() {
 	max, n := b.lim.MaxFrames, b.rec.Len()
 	all := n + b.dropped
