@@ -92,18 +92,22 @@ func Open(ctx context.Context, argv []string, dir string, opts Options) (*Sessio
 		Path: built.Path, Args: built.Args, Dir: built.Dir,
 		Env: opts.Env, Stdin: opts.Stdin, ModulePath: built.ModulePath,
 	}
-	start := time.Now()
-	rec, err := recordTarget(ctx, spec, prog, work, pre, RecordOptions{
+	ropts := RecordOptions{
 		Limits: opts.Limits, Trace: opts.Trace, Timeout: opts.Timeout, Output: opts.Output,
 		Progress: func(n int) { logf("adi: %d frames…", n) },
-	}, logf)
+	}
+	recorded := func(rec *trace.Recording, start time.Time) {
+		logf("adi: recorded %d frames of %d functions in %s; exit code %d", rec.Len(), len(rec.Funcs()), time.Since(start).Round(time.Millisecond), rec.Outcome.ExitCode)
+		if rec.Partial != "" {
+			logf("adi: partial recording: %s", rec.Partial)
+		}
+	}
+	start := time.Now()
+	rec, err := recordTarget(ctx, spec, prog, work, pre, ropts, logf)
 	if err != nil {
 		return nil, err
 	}
-	logf("adi: recorded %d frames of %d functions in %s; exit code %d", rec.Len(), len(rec.Funcs()), time.Since(start).Round(time.Millisecond), rec.Outcome.ExitCode)
-	if rec.Partial != "" {
-		logf("adi: partial recording: %s", rec.Partial)
-	}
+	recorded(rec, start)
 	if args, run, ok := onlyFailed(spec, prog.Args, rec); ok {
 		// The frames of the failed tests are the evidence, and a limit may
 		// have left them out (the recorders keep the first frames): the
@@ -112,20 +116,15 @@ func Open(ctx context.Context, argv []string, dir string, opts Options) (*Sessio
 		again := *prog
 		again.Args = args
 		start := time.Now()
-		rec2, err := recordTarget(ctx, spec, &again, work, pre, RecordOptions{
-			Limits: opts.Limits, Trace: opts.Trace, Timeout: opts.Timeout, Output: opts.Output,
-			Progress: func(n int) { logf("adi: %d frames…", n) },
-		}, func(string, ...any) {})
+		// Quiet: the build's notes were said.
+		rec2, err := recordTarget(ctx, spec, &again, work, pre, ropts, func(string, ...any) {})
 		switch {
 		case err != nil:
 			logf("adi: recording the failed tests alone failed (%v): keeping the whole run", err)
 		case !failsAgain(rec, rec2):
 			logf("adi: the failed tests pass when run alone: keeping the whole run")
 		default:
-			logf("adi: recorded %d frames of %d functions in %s; exit code %d", rec2.Len(), len(rec2.Funcs()), time.Since(start).Round(time.Millisecond), rec2.Outcome.ExitCode)
-			if rec2.Partial != "" {
-				logf("adi: partial recording: %s", rec2.Partial)
-			}
+			recorded(rec2, start)
 			rec, prog = rec2, &again
 		}
 	}
@@ -176,20 +175,21 @@ func onlyFailed(spec *target.Spec, args []string, rec *trace.Recording) (_ []str
 	}
 	run = "^(" + strings.Join(names, "|") + ")$"
 	flag := "-test.run=" + run
-	out := slices.Clone(args)
-	if i := slices.IndexFunc(out, func(a string) bool { return strings.HasPrefix(a, "-test.run=") }); i >= 0 {
-		if out[i] == flag {
-			return nil, "", false
+	isRun := func(a string) bool { return strings.HasPrefix(a, "-test.run=") }
+	if slices.Equal(slices.DeleteFunc(slices.Clone(args), func(a string) bool { return !isRun(a) }), []string{flag}) {
+		return nil, "", false
+	}
+	// In place of the first -run (the last one given would win), else
+	// among the flags, before any argument that ends them (-args).
+	at := slices.IndexFunc(args, isRun)
+	if at < 0 {
+		at = 0
+		if len(args) > 0 && args[0] == "-test.paniconexit0" {
+			at = 1
 		}
-		out[i] = flag
-		return out, run, true
 	}
-	// Among the flags, before any argument that ends them (-args).
-	at := 0
-	if len(out) > 0 && out[0] == "-test.paniconexit0" {
-		at = 1
-	}
-	return slices.Insert(out, at, flag), run, true
+	out := slices.DeleteFunc(slices.Clone(args), isRun)
+	return slices.Insert(out, min(at, len(out)), flag), run, true
 }
 
 // failsAgain reports whether a test that failed in rec failed in again too.

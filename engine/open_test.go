@@ -34,6 +34,9 @@ func TestOnlyFailed(t *testing.T) {
 		{test, []string{"-test.paniconexit0", "-test.run=Test", "-test.count=1"}, failed(true, "TestA/x_y", "TestA", "TestB"),
 			[]string{"-test.paniconexit0", "-test.run=^(TestA|TestB)$", "-test.count=1"}},
 		{test, []string{"-test.paniconexit0", "-test.run=^(TestA)$"}, failed(true, "TestA"), nil},
+		// Every -run goes: the last one given would win.
+		{test, []string{"-test.paniconexit0", "-test.run=A", "-test.v=true", "-test.run=B"}, failed(true, "TestA"),
+			[]string{"-test.paniconexit0", "-test.run=^(TestA)$", "-test.v=true"}},
 		{test, []string{"-test.paniconexit0"}, failed(false, "TestA"), nil},
 		{test, []string{"-test.paniconexit0"}, failed(true), nil},
 		{&target.Spec{Kind: target.Run}, nil, failed(true, "TestA"), nil},
