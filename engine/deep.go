@@ -39,7 +39,8 @@ func (s *Session) FLT(ctx context.Context, f *trace.Frame) (*trace.FLT, error) {
 // trace when none is (or when it is built already). A caller that looks
 // for one statement (the diagnoser, for a test's first failed assertion)
 // saves stepping through the rest, which for a table-driven test is most
-// of it. Such a beginning is not cached; its Note says where it ends.
+// of it. Such a beginning is not cached (its Note says where it ends); a
+// whole trace is.
 func (s *Session) FLTUntil(ctx context.Context, f *trace.Frame, until func(trace.Pos) bool) (*trace.FLT, error) {
 	s.fltMu.Lock()
 	defer s.fltMu.Unlock()
@@ -49,7 +50,15 @@ func (s *Session) FLTUntil(ctx context.Context, f *trace.Frame, until func(trace
 	if err, ok := s.fltErrs[f.FID]; ok {
 		return nil, err
 	}
-	return s.buildFLT(ctx, f, until)
+	accepted := false
+	flt, err := s.buildFLT(ctx, f, func(p trace.Pos) bool {
+		accepted = until(p)
+		return accepted
+	})
+	if err == nil && !accepted {
+		s.flts[f.FID] = flt
+	}
+	return flt, err
 }
 
 // buildFLT builds the trace of f (see FLTUntil for until) with the

@@ -211,8 +211,8 @@ func TestLoopSummary(t *testing.T) {
 // TestFLTUntil builds the beginning of a trace: up to the fifth run of
 // the loop's if (line 19), the loop's first iteration kept and the next
 // three summarized, with the calls made so far only. It is not cached:
-// the whole trace is built afterwards. And with no statement accepted it
-// is the whole trace.
+// the whole trace is built afterwards. With no statement accepted it is
+// the whole trace, which is cached.
 func TestFLTUntil(t *testing.T) {
 	ctx := context.Background()
 	s := newSession(t, "go", "run", "./testdata/loop")
@@ -255,6 +255,15 @@ func TestFLTUntil(t *testing.T) {
 	}
 	if again, err := s.FLTUntil(ctx, f, func(trace.Pos) bool { return true }); err != nil || again != full {
 		t.Fatalf("once built, the whole trace is the answer: %v", err)
+	}
+
+	report := s.Recording().Invocations("main.report")[0]
+	whole, err := s.FLTUntil(ctx, report, func(trace.Pos) bool { return false })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, err := s.Frame(ctx, report.FID); err != nil || again != whole || whole.Note != "" {
+		t.Fatalf("a trace no statement of which was accepted is the whole one, cached: %q, %v", whole.Note, err)
 	}
 }
 
