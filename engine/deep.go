@@ -18,20 +18,7 @@ import (
 // FLT returns the Frame Lifetime Trace of f, building it on first use by
 // re-executing the program; traces are cached for the session.
 func (s *Session) FLT(ctx context.Context, f *trace.Frame) (*trace.FLT, error) {
-	s.fltMu.Lock()
-	defer s.fltMu.Unlock()
-	if flt, ok := s.flts[f.FID]; ok {
-		return flt, nil
-	}
-	if err, ok := s.fltErrs[f.FID]; ok {
-		return nil, err
-	}
-	flt, err := s.buildFLT(ctx, f, nil)
-	if err != nil {
-		return nil, err
-	}
-	s.flts[f.FID] = flt
-	return flt, nil
+	return s.FLTUntil(ctx, f, nil)
 }
 
 // FLTUntil returns the beginning of the Frame Lifetime Trace of f: up to
@@ -40,7 +27,7 @@ func (s *Session) FLT(ctx context.Context, f *trace.Frame) (*trace.FLT, error) {
 // for one statement (the diagnoser, for a test's first failed assertion)
 // saves stepping through the rest, which for a table-driven test is most
 // of it. Such a beginning is not cached (its Note says where it ends); a
-// whole trace is.
+// whole trace is. A nil until accepts none (FLT).
 func (s *Session) FLTUntil(ctx context.Context, f *trace.Frame, until func(trace.Pos) bool) (*trace.FLT, error) {
 	s.fltMu.Lock()
 	defer s.fltMu.Unlock()
@@ -52,7 +39,7 @@ func (s *Session) FLTUntil(ctx context.Context, f *trace.Frame, until func(trace
 	}
 	accepted := false
 	flt, err := s.buildFLT(ctx, f, func(p trace.Pos) bool {
-		accepted = until(p)
+		accepted = until != nil && until(p)
 		return accepted
 	})
 	if err == nil && !accepted {
