@@ -174,11 +174,11 @@ func (s *Session) Execute(ctx context.Context, fid trace.FID, line, k int, stmt 
 	}
 	res.WhatIf = true
 	// Run the frame to its exit: step out of it, collecting its results.
-	state, ended, err := in.command(api.StepOut)
+	ended, gone, err := in.command(api.StepOut)
 	if err != nil {
 		return nil, err
 	}
-	if ended && state != nil && !state.Exited {
+	if ended && !gone {
 		res.Panic = in.panicValue()
 		return res, nil
 	}
@@ -191,11 +191,7 @@ func (s *Session) Execute(ctx context.Context, fid trace.FID, line, k int, stmt 
 		res.Panic = msg
 		return res, nil
 	}
-	if th := state.CurrentThread; th != nil {
-		for i := range th.ReturnValues {
-			res.Results = append(res.Results, convertValue(&th.ReturnValues[i]))
-		}
-	}
+	res.Results = in.returnValues()
 	return res, nil
 }
 

@@ -56,7 +56,7 @@ func (in *inFrame) walk(ctx context.Context, at func(v *visit) bool) ([]*visit, 
 			step = api.Next
 			cur.spawns++
 		}
-		state, ended, err := in.command(step)
+		ended, _, err := in.command(step)
 		if err != nil {
 			return visits, false, err
 		}
@@ -68,7 +68,7 @@ func (in *inFrame) walk(ctx context.Context, at func(v *visit) bool) ([]*visit, 
 			return visits, false, err
 		}
 		if w == gone {
-			in.fillResults(state)
+			in.fillResults(in.returnValues())
 		}
 		midStatement := false
 		for w == inCallee {
@@ -78,7 +78,7 @@ func (in *inFrame) walk(ctx context.Context, at func(v *visit) bool) ([]*visit, 
 				counter = nil
 			}
 			if in.delveStepOut {
-				_, ended, err = in.command(api.StepOut)
+				ended, _, err = in.command(api.StepOut)
 			} else {
 				ended, err = in.stepOverCall(ctx, fr, counter)
 			}
@@ -111,16 +111,16 @@ func (in *inFrame) walk(ctx context.Context, at func(v *visit) bool) ([]*visit, 
 }
 
 // fillResults replaces the results that the instrumenting recorder kept
-// shallowly with the values Delve read when the frame returned.
-func (in *inFrame) fillResults(state *api.DebuggerState) {
+// shallowly with the values Delve read when the frame returned (rets).
+func (in *inFrame) fillResults(rets []trace.Value) {
 	f := in.frame
-	if state == nil || state.CurrentThread == nil || len(state.CurrentThread.ReturnValues) != len(f.Results) {
+	if len(rets) != len(f.Results) {
 		return
 	}
 	filled := false
 	for i := range f.Results {
 		if shallow(&f.Results[i]) {
-			v := convertValue(&state.CurrentThread.ReturnValues[i])
+			v := rets[i]
 			v.Name = f.Results[i].Name
 			f.Results[i] = v
 			filled = true

@@ -269,27 +269,53 @@ func (in *inFrame) locate() (where, *proc.Stackframe, int, error) {
 	return gone, nil, 0, nil
 }
 
-// command runs one stepping command on the frame's goroutine. It reports
-// the process's exit and an unrecovered panic as ended.
-func (in *inFrame) command(name string) (state *api.DebuggerState, ended bool, err error) {
-	state, err = in.p.d.Command(&api.DebuggerCommand{Name: name, ReturnInfoLoadConfig: api.LoadConfigFromProc(&proc.LoadConfig{
-		FollowPointers: true, MaxVariableRecurse: in.lim.MaxDepth, MaxStringLen: in.lim.MaxString,
-		MaxArrayValues: in.lim.MaxElems, MaxStructFields: -1,
-	})}, nil, nil, nil)
+// command runs one of Delve's stepping commands (api.Step, api.Next or
+// api.StepOut) on the frame's goroutine. It drives the target directly:
+// the debugger's Command would describe every thread of the process after
+// each step, and each of those reads is a round trip to Delve's ptrace
+// thread, which cost more than the step itself. It reports the process's
+// exit (gone) and an unrecovered panic or fatal error (ended, not gone).
+func (in *inFrame) command(name string) (ended, gone bool, err error) {
+	grp, unlock := in.p.d.LockTargetGroup()
+	defer unlock()
+	switch name {
+	case api.Step:
+		err = grp.Step()
+	case api.Next:
+		err = grp.Next()
+	case api.StepOut:
+		err = grp.StepOut()
+	default:
+		return false, false, fmt.Errorf("internal error: %q is not a stepping command", name)
+	}
 	if err != nil {
 		if _, ok := exited(err); ok {
-			return state, true, nil
+			return true, true, nil
 		}
-		return nil, false, err
+		return false, false, err
 	}
-	if state.Exited {
-		return state, true, nil
+	bp := grp.Selected.CurrentThread().Breakpoint()
+	if bp.Active && bp.Breakpoint != nil && bp.Logical != nil &&
+		(bp.Logical.Name == proc.UnrecoveredPanic || bp.Logical.Name == proc.FatalThrow) {
+		return true, false, nil
 	}
-	if th := state.CurrentThread; th != nil && th.Breakpoint != nil &&
-		(th.Breakpoint.Name == proc.UnrecoveredPanic || th.Breakpoint.Name == proc.FatalThrow) {
-		return state, true, nil
+	return false, false, nil
+}
+
+// returnValues reads the results of the frame that the last stepping
+// command left, if it left one (nil otherwise).
+func (in *inFrame) returnValues() []trace.Value {
+	grp, unlock := in.p.d.LockTargetGroup()
+	defer unlock()
+	vs := grp.Selected.CurrentThread().Common().ReturnValues(proc.LoadConfig{
+		FollowPointers: true, MaxVariableRecurse: in.lim.MaxDepth, MaxStringLen: in.lim.MaxString,
+		MaxArrayValues: in.lim.MaxElems, MaxStructFields: -1,
+	})
+	var out []trace.Value
+	for _, v := range vs {
+		out = append(out, convertValue(api.ConvertVar(v)))
 	}
-	return state, false, nil
+	return out
 }
 
 // locals reads the frame's arguments and locals (the innermost declaration
