@@ -325,8 +325,14 @@ func (in *inFrame) returnValues() []trace.Value {
 // (withResults false), so that they appear as created when first written.
 func (in *inFrame) locals(withResults bool) (map[string]trace.Value, []string) {
 	cfg := in.lim.loadConfig()
-	args, _ := in.p.d.FunctionArguments(in.goid, 0, 0, cfg)
-	locs, _ := in.p.d.LocalVariables(in.goid, 0, 0, cfg)
+	// One scope for both: each costs a stack trace of the goroutine.
+	grp, unlock := in.p.d.LockTargetGroup()
+	var args, locs []*proc.Variable
+	if scope, err := proc.ConvertEvalScope(grp.Selected, in.goid, 0, 0); err == nil {
+		args, _ = scope.FunctionArguments(cfg)
+		locs, _ = scope.LocalVariables(cfg)
+	}
+	unlock()
 	vals := map[string]trace.Value{}
 	var order []string
 	for _, v := range append(args, locs...) {
