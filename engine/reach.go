@@ -271,10 +271,10 @@ func (in *inFrame) locate() (where, *proc.Stackframe, int, error) {
 
 // command runs one of Delve's stepping commands (api.Step, api.Next or
 // api.StepOut) on the frame's goroutine. It drives the target directly:
-// the debugger's Command would describe every thread of the process after
-// each step, and each of those reads is a round trip to Delve's ptrace
-// thread, which cost more than the step itself. It reports the process's
-// exit (gone) and an unrecovered panic or fatal error (ended, not gone).
+// the debugger's Command would also describe every thread of the process
+// after each step, each read a round trip to Delve's ptrace thread (about
+// a fifth of the round trips of a step). It reports the process's exit
+// (gone) and an unrecovered panic or fatal error (ended, not gone).
 func (in *inFrame) command(name string) (ended, gone bool, err error) {
 	grp, unlock := in.p.d.LockTargetGroup()
 	defer unlock()
