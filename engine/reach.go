@@ -307,15 +307,11 @@ func (in *inFrame) command(name string) (ended, gone bool, err error) {
 func (in *inFrame) returnValues() []trace.Value {
 	grp, unlock := in.p.d.LockTargetGroup()
 	defer unlock()
-	vs := grp.Selected.CurrentThread().Common().ReturnValues(proc.LoadConfig{
-		FollowPointers: true, MaxVariableRecurse: in.lim.MaxDepth, MaxStringLen: in.lim.MaxString,
-		MaxArrayValues: in.lim.MaxElems, MaxStructFields: -1,
-	})
-	var out []trace.Value
-	for _, v := range vs {
-		out = append(out, convertValue(api.ConvertVar(v)))
+	vs := grp.Selected.CurrentThread().Common().ReturnValues(in.lim.loadConfig())
+	if len(vs) == 0 {
+		return nil
 	}
-	return out
+	return convertVars(vs)
 }
 
 // locals reads the frame's arguments and locals (the innermost declaration
