@@ -1125,3 +1125,34 @@ func NewRecording(frames ...*Frame) *Recording {
 	r.Index()
 	return r
 }
+
+// RunsAlone reports whether frame seq returned, with every frame it called
+// (directly or not) or spawned, and no other frame of its function ran
+// meanwhile: none was entered before seq returned and left after seq was
+// entered, on any goroutine. The recording must be indexed and complete
+// (see Dropped), else it says false.
+func (r *Recording) RunsAlone(seq int) bool {
+	if !r.indexed || r.Dropped || seq < 0 || seq >= len(r.rows) {
+		return false
+	}
+	f := &r.rows[seq]
+	if exitKinds[f.exitKind] != Returned {
+		return false
+	}
+	for _, o := range r.funcs[f.fn].frames {
+		g := &r.rows[o]
+		if int(o) != seq && g.entry < f.exit && (g.exit == 0 || g.exit > f.entry) {
+			return false
+		}
+	}
+	todo := slices.Clone(r.kidsOf(seq))
+	for len(todo) > 0 {
+		k := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		if exitKinds[r.rows[k].exitKind] != Returned {
+			return false
+		}
+		todo = append(todo, r.kidsOf(int(k))...)
+	}
+	return true
+}

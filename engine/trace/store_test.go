@@ -348,3 +348,44 @@ func TestStoreCalleesOutOfOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestRunsAlone: a frame runs alone when it and its subtree returned and no
+// other frame of its function overlaps it.
+func TestRunsAlone(t *testing.T) {
+	fr := func(fn string, i int, caller FID, entry, exit uint64, e Exit) *Frame {
+		return &Frame{FID: FID{fn, i}, Caller: caller, EntrySeq: entry, ExitSeq: exit, Exit: e}
+	}
+	main1 := FID{"main.main", 1}
+	r := NewRecording(
+		fr("main.main", 1, FID{}, 1, 100, Returned),
+		fr("main.walk", 1, main1, 2, 9, Returned), // calls walk#2: recursion
+		fr("main.walk", 2, FID{"main.walk", 1}, 3, 4, Returned),
+		fr("main.leaf", 1, FID{"main.walk", 1}, 5, 6, Returned),
+		fr("main.step", 1, main1, 10, 20, Returned), // alone
+		fr("main.leaf", 2, FID{"main.step", 1}, 11, 12, Returned),
+		fr("main.step", 2, main1, 21, 30, Returned), // a callee panicked (recovered)
+		fr("main.boom", 1, FID{"main.step", 2}, 22, 23, Panicked),
+		fr("main.spin", 1, main1, 31, 40, Returned), // spin#2 runs meanwhile, on another goroutine
+		fr("main.spin", 2, FID{}, 35, 50, Returned),
+		fr("main.last", 1, main1, 41, 0, Running),
+	)
+	r.Index()
+	want := map[string]bool{
+		"main.main#1": false, // last#1 is still running below it
+		"main.walk#1": false, "main.walk#2": false,
+		"main.leaf#1": true, "main.step#1": true, "main.leaf#2": true,
+		"main.step#2": false, "main.boom#1": false,
+		"main.spin#1": false, "main.spin#2": false,
+		"main.last#1": false,
+	}
+	for seq := range r.Len() {
+		fid := r.FIDOf(seq).String()
+		if got := r.RunsAlone(seq); got != want[fid] {
+			t.Errorf("RunsAlone(%s) = %v, want %v", fid, got, want[fid])
+		}
+	}
+	r.Dropped = true
+	if r.RunsAlone(4) {
+		t.Errorf("RunsAlone in a recording that dropped frames")
+	}
+}
