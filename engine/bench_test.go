@@ -25,23 +25,33 @@ func BenchmarkRecord(b *testing.B) {
 }
 
 // BenchmarkFLTStatement measures the deep tier per executed statement, on
-// loop's simulate (a 100-iteration loop calling a function each time).
+// loop's simulate (a 100-iteration loop calling a function each time),
+// which runs alone: walked with breakpoints set once (walkFast), and with
+// Delve's Step at every statement, side by side.
+//
+//	go test ./engine -run xxx -bench 'FLTStatement$'
 func BenchmarkFLTStatement(b *testing.B) {
 	rec, prog := record(b, "go", "run", "./testdata/loop")
 	f, err := rec.Frame(trace.FID{Func: "main.simulate", Index: 1})
 	if err != nil {
 		b.Fatal(err)
 	}
-	steps := 0
-	b.ResetTimer()
-	for b.Loop() {
-		flt, err := BuildFLT(context.Background(), prog, rec, f, Limits{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		steps += len(flt.Steps)
+	for _, bc := range []struct {
+		name string
+		how  stepping
+	}{{"alone", stepAuto}, {"delve-step", stepSlow}} {
+		b.Run(bc.name, func(b *testing.B) {
+			steps := 0
+			for b.Loop() {
+				flt, err := buildFLT(context.Background(), prog, rec, f, Limits{}, bc.how, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				steps += len(flt.Steps)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(steps), "ns/stmt")
+		})
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(steps), "ns/stmt")
 }
 
 // BenchmarkFLTRecursion builds the FLT of fib(20)'s top frame, whose two
@@ -58,14 +68,14 @@ func BenchmarkFLTRecursion(b *testing.B) {
 	top, _ := rec.Frame(trace.FID{Func: "main.fib", Index: 1})   // n=20
 	leaf, _ := rec.Frame(trace.FID{Func: "main.fib", Index: 20}) // n=1
 	for _, bc := range []struct {
-		name    string
-		f       *trace.Frame
-		stepOut bool
-	}{{"top", top, false}, {"leaf", leaf, false}, {"top-delve-stepout", top, true}} {
+		name string
+		f    *trace.Frame
+		how  stepping
+	}{{"top", top, stepAuto}, {"leaf", leaf, stepAuto}, {"top-delve-stepout", top, stepDelveOut}} {
 		b.Run(bc.name, func(b *testing.B) {
 			for b.Loop() {
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-				_, err := buildFLT(ctx, s.Program(), rec, bc.f, Limits{}, bc.stepOut, nil)
+				_, err := buildFLT(ctx, s.Program(), rec, bc.f, Limits{}, bc.how, nil)
 				cancel()
 				if err != nil {
 					b.Fatal(err)

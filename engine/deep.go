@@ -54,7 +54,7 @@ func (s *Session) FLTUntil(ctx context.Context, f *trace.Frame, until func(trace
 func (s *Session) buildFLT(ctx context.Context, f *trace.Frame, until func(trace.Pos) bool) (*trace.FLT, error) {
 	bctx, cancel := context.WithTimeout(ctx, s.execTimeout)
 	defer cancel()
-	flt, err := buildFLT(bctx, s.prog, s.rec, f, s.lim, false, until)
+	flt, err := buildFLT(bctx, s.prog, s.rec, f, s.lim, stepAuto, until)
 	if err != nil {
 		// A divergence or our own time limit would come back the same
 		// on every try: remember them. The caller's cancellation not.

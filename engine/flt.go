@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -32,6 +33,10 @@ type visit struct {
 // Calls are stepped into and straight out again, so a callee costs one
 // return breakpoint however deep its own subtree is. walk returns the visits
 // made and whether the frame ended (returned, or the process ended).
+//
+// A frame that runs alone is walked by walkFast up to its return, which
+// makes the same visits with fewer stops; Delve's Step takes over from
+// there.
 func (in *inFrame) walk(ctx context.Context, at func(v *visit) bool) ([]*visit, bool, error) {
 	var visits []*visit
 	cur := &visit{pos: trace.Pos{File: in.frame.Decl.File, Line: in.frame.Decl.Line}}
@@ -44,6 +49,14 @@ func (in *inFrame) walk(ctx context.Context, at func(v *visit) bool) ([]*visit, 
 	visits = append(visits, cur)
 	if !at(cur) {
 		return visits, false, nil
+	}
+	if in.stepping == stepAuto && in.runsAlone() {
+		var ended, handover bool
+		var err error
+		visits, cur, ended, handover, err = in.walkFast(ctx, visits, cur, at)
+		if err != nil || !handover {
+			return visits, ended, err
+		}
 	}
 	for {
 		if err := ctx.Err(); err != nil {
@@ -77,7 +90,7 @@ func (in *inFrame) walk(ctx context.Context, at func(v *visit) bool) ([]*visit, 
 				cur.calls++
 				counter = nil
 			}
-			if in.delveStepOut {
+			if in.stepping == stepDelveOut {
 				ended, _, err = in.command(api.StepOut)
 			} else {
 				ended, err = in.stepOverCall(ctx, fr, counter)
@@ -159,20 +172,29 @@ func (in *inFrame) isUser(fr *proc.Stackframe) bool {
 
 // BuildFLT re-executes prog to frame f of rec and steps through it.
 func BuildFLT(ctx context.Context, prog *Program, rec *trace.Recording, f *trace.Frame, lim Limits) (*trace.FLT, error) {
-	return buildFLT(ctx, prog, rec, f, lim, false, nil)
+	return buildFLT(ctx, prog, rec, f, lim, stepAuto, nil)
 }
 
-// buildFLT is BuildFLT; delveStepOut steps over calls with Delve's StepOut
-// instead of the return-slot watchpoint, for the benchmark that compares
-// them. When until is not nil, the trace ends with the first statement at
-// a position until accepts (with what it changed): see Session.FLTUntil.
-func buildFLT(ctx context.Context, prog *Program, rec *trace.Recording, f *trace.Frame, lim Limits, delveStepOut bool, until func(trace.Pos) bool) (*trace.FLT, error) {
+// buildFLT is BuildFLT, stepping as how says. When until is not nil, the
+// trace ends with the first statement at a position until accepts (with
+// what it changed): see Session.FLTUntil.
+func buildFLT(ctx context.Context, prog *Program, rec *trace.Recording, f *trace.Frame, lim Limits, how stepping, until func(trace.Pos) bool) (*trace.FLT, error) {
+	flt, err := traceFrame(ctx, prog, rec, f, lim, how, until)
+	if errors.Is(err, errFastAbort) {
+		// The run left the recorded path: step again as Delve does.
+		flt, err = traceFrame(ctx, prog, rec, f, lim, stepSlow, until)
+	}
+	return flt, err
+}
+
+// traceFrame is one re-execution of buildFLT.
+func traceFrame(ctx context.Context, prog *Program, rec *trace.Recording, f *trace.Frame, lim Limits, how stepping, until func(trace.Pos) bool) (*trace.FLT, error) {
 	lim = lim.withDefaults()
 	in, err := reach(ctx, prog, rec, f, lim)
 	if err != nil {
 		return nil, err
 	}
-	in.delveStepOut = delveStepOut
+	in.stepping = how
 	defer in.p.kill()
 	stop := context.AfterFunc(ctx, in.p.halt)
 	defer stop()

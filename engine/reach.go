@@ -38,8 +38,8 @@ type inFrame struct {
 	goid  int64
 	off   int64 // the frame's CFA relative to its stack top
 	lim   Limits
-	// delveStepOut steps over calls with Delve's StepOut (see buildFLT).
-	delveStepOut bool
+	// stepping is how walk moves through the frame.
+	stepping stepping
 	// goLines are the lines of the function that run a go statement.
 	goLines map[int]bool
 	// argsFilled is set when the debugger read arguments the

@@ -1,0 +1,83 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/adi-go/adi/engine/trace"
+)
+
+// TestWalkFastAgrees builds the trace of frames that run alone with
+// walkFast (stepAuto) and with Delve's Step at every statement (stepSlow),
+// and requires the same steps: positions, visits, changes and callees.
+// The frames are the first frame of each function of the testdata programs
+// that runs alone, and the walks stop nowhere early but at the step limit.
+// (Not the pipeline's: the last statement of its workers' goroutines races
+// with the process's exit, whichever way they are stepped.) traceFrame
+// does not start again with Delve's Step when walkFast gives up
+// (errFastAbort), so walkFast must walk each of them to its return.
+func TestWalkFastAgrees(t *testing.T) {
+	progs := [][]string{
+		{"go", "run", "./testdata/loop"},
+		{"go", "run", "./testdata/closure"},
+		{"go", "run", "./testdata/index"},
+		{"go", "test", "./testdata/methods"},
+		{"go", "test", "./testdata/tabletest"},
+		{"go", "test", "./testdata/droppederr"},
+		{"go", "test", "./testdata/deferrecover"},
+		{"go", "test", "./testdata/generics"},
+		{"go", "test", "./testdata/offbyone"},
+		{"go", "test", "./testdata/search"},
+	}
+	alone := 0
+	for _, argv := range progs {
+		t.Run(argv[2], func(t *testing.T) {
+			rec, prog := record(t, argv...)
+			for _, fn := range rec.Funcs() {
+				seqs := rec.InvocationSeqs(fn)
+				if len(seqs) == 0 || !rec.RunsAlone(int(seqs[0])) {
+					continue
+				}
+				alone++
+				f := rec.At(int(seqs[0]))
+				lim := Limits{MaxSteps: 300}
+				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+				fast, err := traceFrame(ctx, prog, rec, f, lim, stepAuto, nil)
+				if err != nil {
+					cancel()
+					t.Fatalf("%s, walkFast: %v", f.FID, err)
+				}
+				slow, err := traceFrame(ctx, prog, rec, f, lim, stepSlow, nil)
+				cancel()
+				if err != nil {
+					t.Fatalf("%s, Delve's Step: %v", f.FID, err)
+				}
+				if got, want := describeSteps(fast), describeSteps(slow); got != want {
+					t.Errorf("%s: walkFast made\n%s\nDelve's Step made\n%s", f.FID, got, want)
+				}
+			}
+		})
+	}
+	t.Logf("%d frames compared", alone)
+	if alone < 20 {
+		t.Errorf("only %d frames run alone: the test compares too little", alone)
+	}
+}
+
+// describeSteps prints a trace's steps, one a line, with what the tests
+// compare.
+func describeSteps(flt *trace.FLT) string {
+	var b strings.Builder
+	for _, s := range flt.Steps {
+		fmt.Fprintf(&b, "%s:%d #%d calls %v", s.File, s.Line, s.Visit, s.Callees)
+		for _, c := range s.Changes {
+			fmt.Fprintf(&b, " %s=%s", c.Var, c.New.Text)
+		}
+		b.WriteByte('\n')
+	}
+	fmt.Fprintf(&b, "note %q truncated %v results %v\n", flt.Note, flt.Truncated, flt.Frame.Results)
+	return b.String()
+}
