@@ -87,6 +87,9 @@ func (in *inFrame) walkFast(ctx context.Context, visits []*visit, cur *visit, at
 	if err != nil {
 		return visits, cur, false, false, err
 	}
+	// goStmtLine reads the function's code the first time, under the
+	// target's lock: not with the lock held, then.
+	in.goStmtLine(cur.pos.Line)
 	grp, unlock := in.p.d.LockTargetGroup()
 	tgt := grp.Selected
 	if regs, err := tgt.CurrentThread().Registers(); err != nil || addrs[regs.PC()] != nil && addrs[regs.PC()].leave {
