@@ -1156,3 +1156,27 @@ func (r *Recording) RunsAlone(seq int) bool {
 	}
 	return true
 }
+
+// EntriesBetween returns how many frames of frame seq's function were
+// entered after frame from and up to seq, seq included: the entries of
+// the function a re-execution stopped at from's entry counts to reach
+// seq. ok is false when the recording cannot say: it left frames out
+// (Dropped), or from was not entered before seq.
+func (r *Recording) EntriesBetween(from, seq int) (n int, ok bool) {
+	if !r.indexed || r.Dropped || from < 0 || seq < 0 || from >= len(r.rows) || seq >= len(r.rows) {
+		return 0, false
+	}
+	lo, hi := r.rows[from].entry, r.rows[seq].entry
+	if lo >= hi {
+		return 0, false
+	}
+	frames := r.funcs[r.rows[seq].fn].frames // in order of entry
+	after := func(entry uint32) int {
+		i, _ := slices.BinarySearchFunc(frames, entry, func(s int32, e uint32) int { return cmp.Compare(r.rows[s].entry, e) })
+		if i < len(frames) && r.rows[frames[i]].entry == entry {
+			i++
+		}
+		return i
+	}
+	return after(hi) - after(lo), true
+}

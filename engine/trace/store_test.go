@@ -389,3 +389,49 @@ func TestRunsAlone(t *testing.T) {
 		t.Errorf("RunsAlone in a recording that dropped frames")
 	}
 }
+
+// TestEntriesBetween counts the entries of a frame's function after
+// another frame's, recursion and other callers included.
+func TestEntriesBetween(t *testing.T) {
+	fr := func(fn string, i int, caller FID, entry uint64) *Frame {
+		return &Frame{FID: FID{fn, i}, Caller: caller, EntrySeq: entry, ExitSeq: entry + 1, Exit: Returned}
+	}
+	main1 := FID{"main.main", 1}
+	r := NewRecording(
+		fr("main.main", 1, FID{}, 1),
+		fr("main.f", 1, main1, 2),
+		fr("main.g", 1, main1, 4),
+		fr("main.f", 2, FID{"main.g", 1}, 6),
+		fr("main.f", 3, FID{"main.f", 2}, 8),
+		fr("main.h", 1, main1, 10),
+		fr("main.f", 4, FID{"main.h", 1}, 12),
+	)
+	r.Index()
+	seq := func(fn string, i int) int {
+		s, ok := r.Find(FID{fn, i})
+		if !ok {
+			t.Fatalf("no %s#%d", fn, i)
+		}
+		return s
+	}
+	for _, c := range []struct {
+		from, to FID
+		want     int
+		ok       bool
+	}{
+		{main1, FID{"main.f", 4}, 4, true},
+		{FID{"main.g", 1}, FID{"main.f", 3}, 2, true},
+		{FID{"main.f", 2}, FID{"main.f", 3}, 1, true},
+		{FID{"main.h", 1}, FID{"main.f", 4}, 1, true},
+		{FID{"main.h", 1}, FID{"main.f", 1}, 0, false}, // h ran after f#1
+	} {
+		n, ok := r.EntriesBetween(seq(c.from.Func, c.from.Index), seq(c.to.Func, c.to.Index))
+		if n != c.want || ok != c.ok {
+			t.Errorf("EntriesBetween(%s, %s) = %d, %v, want %d, %v", c.from, c.to, n, ok, c.want, c.ok)
+		}
+	}
+	r.Dropped = true
+	if _, ok := r.EntriesBetween(seq("main.main", 1), seq("main.f", 4)); ok {
+		t.Errorf("EntriesBetween in a recording that dropped frames")
+	}
+}
