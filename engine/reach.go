@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/go-delve/delve/pkg/proc"
@@ -60,7 +61,7 @@ func reach(ctx context.Context, prog *Program, rec *trace.Recording, f *trace.Fr
 	}
 	stop := context.AfterFunc(ctx, p.halt)
 	defer stop()
-	in, err := reachIn(ctx, p, f, lim)
+	in, err := reachIn(ctx, p, f, route(rec, f), lim)
 	if err != nil {
 		p.kill()
 		if ctx.Err() != nil {
@@ -104,29 +105,92 @@ func indirectEntries(p *process, rec *trace.Recording, f *trace.Frame) []uint64 
 	return pcs
 }
 
-func reachIn(ctx context.Context, p *process, f *trace.Frame, lim Limits) (*inFrame, error) {
+// hop is a stop on the way to a frame: the entry of an invocation of fn,
+// hits entries of fn after the previous stop (after the start, for the
+// first).
+type hop struct {
+	fn   string
+	hits int
+}
+
+// route plans the re-execution to frame f. Counting the entries of f's
+// function from the start costs a stop for each earlier invocation
+// (semver.isIdentChar#1688: 1,688 stops). Stopping first at one of f's
+// callers, and counting from there only the entries of f's function made
+// after it (trace.Recording.EntriesBetween), can cost far fewer: route
+// takes the cheapest way down the callers, as long as the recording can
+// count (it left no frames out).
+func route(rec *trace.Recording, f *trace.Frame) []hop {
+	direct := []hop{{f.FID.Func, f.FID.Index}}
+	if rec == nil || f.Seq < 0 || f.Seq >= rec.Len() || rec.FIDOf(f.Seq) != f.FID {
+		return direct
+	}
+	// f and its callers, up to a bound (a deep recursion would make the
+	// search below quadratic in its depth for little).
+	var chain []int
+	for s := f.Seq; s >= 0 && len(chain) < 128; s = rec.ParentOf(s) {
+		chain = append(chain, s)
+	}
+	// cost[i]: the stops to reach chain[i]; via[i]: the caller stopped at
+	// before it, -1 for none.
+	cost := make([]int, len(chain))
+	via := make([]int, len(chain))
+	for i := len(chain) - 1; i >= 0; i-- {
+		cost[i], via[i] = rec.FIDOf(chain[i]).Index, -1
+		for j := i + 1; j < len(chain); j++ {
+			if n, ok := rec.EntriesBetween(chain[j], chain[i]); ok && cost[j]+n < cost[i] {
+				cost[i], via[i] = cost[j]+n, j
+			}
+		}
+	}
+	var hops []hop
+	for i := 0; i >= 0; i = via[i] {
+		h := hop{fn: rec.FIDOf(chain[i]).Func, hits: rec.FIDOf(chain[i]).Index}
+		if via[i] >= 0 {
+			h.hits, _ = rec.EntriesBetween(chain[via[i]], chain[i])
+		}
+		hops = append(hops, h)
+	}
+	slices.Reverse(hops)
+	return hops
+}
+
+// reachIn runs the process along hops to frame f (the last hop's stop).
+func reachIn(ctx context.Context, p *process, f *trace.Frame, hops []hop, lim Limits) (*inFrame, error) {
+	for i, h := range hops {
+		last := i == len(hops)-1
+		in, err := p.stopAt(ctx, f, h, last, lim)
+		if err != nil || last {
+			return in, err
+		}
+	}
+	return nil, fmt.Errorf("internal error: no way to %s", f.FID)
+}
+
+// stopAt continues the process to the h.hits-th entry of h.fn from where it
+// is. At the last hop it checks the arguments there against f's.
+func (p *process) stopAt(ctx context.Context, f *trace.Frame, h hop, last bool, lim Limits) (*inFrame, error) {
 	grp, unlock := p.d.LockTargetGroup()
 	bi := grp.Selected.BinInfo()
 	var addrs []uint64
-	fns := map[*proc.Function]bool{}
 	for i := range bi.Functions {
 		fn := &bi.Functions[i]
-		if fn.Entry == 0 || fidName(fn) != f.FID.Func {
+		if fn.Entry == 0 || fidName(fn) != h.fn {
 			continue
 		}
 		if pc, err := proc.FirstPCAfterPrologue(grp.Selected, fn, false); err == nil {
 			addrs = append(addrs, pc)
-			fns[fn] = true
 		}
 	}
 	unlock()
 	if len(addrs) == 0 {
-		return nil, &DivergenceError{FID: f.FID, Detail: "the function is not in the binary"}
+		return nil, &DivergenceError{FID: f.FID, Detail: fmt.Sprintf("the function %s is not in the binary", h.fn)}
 	}
 	id, err := p.setBreakpoint(addrs)
 	if err != nil {
 		return nil, err
 	}
+	defer p.clearBreakpoint(id)
 	cfg := lim.loadConfig()
 	hits := 0
 	for {
@@ -137,7 +201,7 @@ func reachIn(ctx context.Context, p *process, f *trace.Frame, lim Limits) (*inFr
 		err := grp.Continue()
 		if _, ok := exited(err); ok {
 			unlock()
-			return nil, &DivergenceError{FID: f.FID, Detail: fmt.Sprintf("the program exited after only %d invocation(s) of %s", hits, f.FID.Func)}
+			return nil, &DivergenceError{FID: f.FID, Detail: fmt.Sprintf("the program exited after only %d invocation(s) of %s", hits, h.fn)}
 		}
 		if err != nil {
 			unlock()
@@ -149,8 +213,13 @@ func reachIn(ctx context.Context, p *process, f *trace.Frame, lim Limits) (*inFr
 				continue
 			}
 			hits++
-			if hits < f.FID.Index {
+			if hits < h.hits {
 				continue
+			}
+			if !last {
+				err := grp.Selected.SwitchThread(th.ThreadID())
+				unlock()
+				return nil, err
 			}
 			in, err := enterFrame(grp.Selected, th, p, f, cfg)
 			unlock()
@@ -158,9 +227,6 @@ func reachIn(ctx context.Context, p *process, f *trace.Frame, lim Limits) (*inFr
 				return nil, err
 			}
 			in.lim = lim
-			if err := p.clearBreakpoint(id); err != nil {
-				return nil, err
-			}
 			return in, nil
 		}
 		unlock()

@@ -1,0 +1,85 @@
+package engine
+
+import (
+	"context"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/adi-go/adi/engine/trace"
+)
+
+// TestRoute reaches route's main.leaf#502 (leaf(1001), the second call of
+// leaf in target#1, after 500 calls in warm) through target#1's entry:
+// 1 + 2 stops, not 502. The re-execution checks the argument there, so a
+// wrong count is a divergence error.
+func TestRoute(t *testing.T) {
+	rec, prog := record(t, "go", "run", "./testdata/route")
+	f, err := rec.Frame(trace.FID{Func: "main.leaf", Index: 502})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Args) != 1 || f.Args[0].Text != "1001" {
+		t.Fatalf("main.leaf#502's arguments: %+v", f.Args)
+	}
+	want := []hop{{"main.target", 1}, {"main.leaf", 2}}
+	if got := route(rec, f); !reflect.DeepEqual(got, want) {
+		t.Fatalf("route to %s: %v, want %v", f.FID, got, want)
+	}
+	// The first frames of a function are reached directly.
+	first, _ := rec.Frame(trace.FID{Func: "main.leaf", Index: 3})
+	if got, want := route(rec, first), []hop{{"main.leaf", 3}}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("route to %s: %v, want %v", first.FID, got, want)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for _, fr := range []*trace.Frame{f, first} {
+		flt, err := BuildFLT(ctx, prog, rec, fr, Limits{})
+		if err != nil {
+			t.Fatalf("trace of %s: %v", fr.FID, err)
+		}
+		if len(flt.Steps) == 0 || flt.Steps[0].Line != 8 {
+			t.Fatalf("trace of %s: %+v", fr.FID, flt.Steps)
+		}
+	}
+	// A count off by one reaches leaf(1000) and says so.
+	p, err := launch(prog, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.kill()
+	_, err = reachIn(ctx, p, f, []hop{{"main.target", 1}, {"main.leaf", 1}}, Limits{}.withDefaults())
+	if err == nil || !reflect.DeepEqual(err.Error(), (&DivergenceError{FID: f.FID, Detail: "argument i is 1000, the recording has 1001"}).Error()) {
+		t.Fatalf("reaching leaf(1000) for %s: %v, want a divergence", f.FID, err)
+	}
+}
+
+// BenchmarkReach re-executes route to main.leaf#502 along route's hops and
+// counting leaf's entries from the start, side by side.
+//
+//	go test ./engine -run xxx -bench Reach
+func BenchmarkReach(b *testing.B) {
+	rec, prog := record(b, "go", "run", "./testdata/route")
+	f, err := rec.Frame(trace.FID{Func: "main.leaf", Index: 502})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct {
+		name string
+		hops []hop
+	}{{"route", route(rec, f)}, {"direct", []hop{{"main.leaf", 502}}}} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				p, err := launch(prog, 0, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				_, err = reachIn(context.Background(), p, f, bc.hops, Limits{}.withDefaults())
+				p.kill()
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
