@@ -14,7 +14,8 @@ import (
 // walkFast (stepAuto) and with Delve's Step at every statement (stepSlow),
 // and requires the same steps: positions, visits, changes and callees.
 // The frames are the first frame of each function of the testdata programs
-// that runs alone, and the walks stop nowhere early but at the step limit.
+// that runs alone (initgen's have deferred calls, a go statement and a
+// call through a method value), and the walks stop nowhere early but at the step limit.
 // (Not the pipeline's: the last statement of its workers' goroutines races
 // with the process's exit, whichever way they are stepped.) traceFrame
 // does not start again with Delve's Step when walkFast gives up
@@ -24,6 +25,7 @@ func TestWalkFastAgrees(t *testing.T) {
 		{"go", "run", "./testdata/loop"},
 		{"go", "run", "./testdata/closure"},
 		{"go", "run", "./testdata/index"},
+		{"go", "run", "./testdata/initgen"},
 		{"go", "test", "./testdata/methods"},
 		{"go", "test", "./testdata/tabletest"},
 		{"go", "test", "./testdata/droppederr"},
@@ -37,12 +39,18 @@ func TestWalkFastAgrees(t *testing.T) {
 		t.Run(argv[2], func(t *testing.T) {
 			rec, prog := record(t, argv...)
 			for _, fn := range rec.Funcs() {
-				seqs := rec.InvocationSeqs(fn)
-				if len(seqs) == 0 || !rec.RunsAlone(int(seqs[0])) {
+				seq := -1
+				for _, s := range rec.InvocationSeqs(fn) {
+					if rec.RunsAlone(int(s)) {
+						seq = int(s)
+						break
+					}
+				}
+				if seq < 0 {
 					continue
 				}
 				alone++
-				f := rec.At(int(seqs[0]))
+				f := rec.At(seq)
 				lim := Limits{MaxSteps: 300}
 				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 				fast, err := traceFrame(ctx, prog, rec, f, lim, stepAuto, nil)
