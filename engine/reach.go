@@ -105,11 +105,11 @@ func indirectEntries(p *process, rec *trace.Recording, f *trace.Frame) []uint64 
 	return pcs
 }
 
-// hop is a stop on the way to a frame: the entry of an invocation of fn,
-// hits entries of fn after the previous stop (after the start, for the
+// hop is a stop on the way to a frame: the entry of frame at, the hits-th
+// entry of its function after the previous stop (after the start, for the
 // first).
 type hop struct {
-	fn   string
+	at   trace.FID
 	hits int
 }
 
@@ -121,7 +121,7 @@ type hop struct {
 // takes the cheapest way down the callers, as long as the recording can
 // count (it left no frames out).
 func route(rec *trace.Recording, f *trace.Frame) []hop {
-	direct := []hop{{f.FID.Func, f.FID.Index}}
+	direct := []hop{{f.FID, f.FID.Index}}
 	if rec == nil || f.Seq < 0 || f.Seq >= rec.Len() || rec.FIDOf(f.Seq) != f.FID {
 		return direct
 	}
@@ -145,7 +145,7 @@ func route(rec *trace.Recording, f *trace.Frame) []hop {
 	}
 	var hops []hop
 	for i := 0; i >= 0; i = via[i] {
-		h := hop{fn: rec.FIDOf(chain[i]).Func, hits: rec.FIDOf(chain[i]).Index}
+		h := hop{at: rec.FIDOf(chain[i]), hits: rec.FIDOf(chain[i]).Index}
 		if via[i] >= 0 {
 			h.hits, _ = rec.EntriesBetween(chain[via[i]], chain[i])
 		}
@@ -157,25 +157,28 @@ func route(rec *trace.Recording, f *trace.Frame) []hop {
 
 // reachIn runs the process along hops to frame f (the last hop's stop).
 func reachIn(ctx context.Context, p *process, f *trace.Frame, hops []hop, lim Limits) (*inFrame, error) {
+	from := "the start"
 	for i, h := range hops {
 		last := i == len(hops)-1
-		in, err := p.stopAt(ctx, f, h, last, lim)
+		in, err := p.stopAt(ctx, f, h, from, last, lim)
 		if err != nil || last {
 			return in, err
 		}
+		from = h.at.String()
 	}
 	return nil, fmt.Errorf("internal error: no way to %s", f.FID)
 }
 
-// stopAt continues the process to the h.hits-th entry of h.fn from where it
-// is. At the last hop it checks the arguments there against f's.
-func (p *process) stopAt(ctx context.Context, f *trace.Frame, h hop, last bool, lim Limits) (*inFrame, error) {
+// stopAt continues the process from where it is (from, the previous hop's
+// frame) to the h.hits-th entry of h.at's function. At the last hop it
+// checks the arguments there against f's.
+func (p *process) stopAt(ctx context.Context, f *trace.Frame, h hop, from string, last bool, lim Limits) (*inFrame, error) {
 	grp, unlock := p.d.LockTargetGroup()
 	bi := grp.Selected.BinInfo()
 	var addrs []uint64
 	for i := range bi.Functions {
 		fn := &bi.Functions[i]
-		if fn.Entry == 0 || fidName(fn) != h.fn {
+		if fn.Entry == 0 || fidName(fn) != h.at.Func {
 			continue
 		}
 		if pc, err := proc.FirstPCAfterPrologue(grp.Selected, fn, false); err == nil {
@@ -184,7 +187,7 @@ func (p *process) stopAt(ctx context.Context, f *trace.Frame, h hop, last bool, 
 	}
 	unlock()
 	if len(addrs) == 0 {
-		return nil, &DivergenceError{FID: f.FID, Detail: fmt.Sprintf("the function %s is not in the binary", h.fn)}
+		return nil, &DivergenceError{FID: f.FID, Detail: fmt.Sprintf("the function %s is not in the binary", h.at.Func)}
 	}
 	id, err := p.setBreakpoint(addrs)
 	if err != nil {
@@ -201,7 +204,7 @@ func (p *process) stopAt(ctx context.Context, f *trace.Frame, h hop, last bool, 
 		err := grp.Continue()
 		if _, ok := exited(err); ok {
 			unlock()
-			return nil, &DivergenceError{FID: f.FID, Detail: fmt.Sprintf("the program exited after only %d invocation(s) of %s", hits, h.fn)}
+			return nil, &DivergenceError{FID: f.FID, Detail: fmt.Sprintf("the program exited after only %d invocation(s) of %s since %s", hits, h.at.Func, from)}
 		}
 		if err != nil {
 			unlock()

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -22,13 +23,13 @@ func TestRoute(t *testing.T) {
 	if len(f.Args) != 1 || f.Args[0].Text != "1001" {
 		t.Fatalf("main.leaf#502's arguments: %+v", f.Args)
 	}
-	want := []hop{{"main.target", 1}, {"main.leaf", 2}}
+	want := []hop{{trace.FID{Func: "main.target", Index: 1}, 1}, {f.FID, 2}}
 	if got := route(rec, f); !reflect.DeepEqual(got, want) {
 		t.Fatalf("route to %s: %v, want %v", f.FID, got, want)
 	}
 	// The first frames of a function are reached directly.
 	first, _ := rec.Frame(trace.FID{Func: "main.leaf", Index: 3})
-	if got, want := route(rec, first), []hop{{"main.leaf", 3}}; !reflect.DeepEqual(got, want) {
+	if got, want := route(rec, first), []hop{{first.FID, 3}}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("route to %s: %v, want %v", first.FID, got, want)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -48,9 +49,20 @@ func TestRoute(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.kill()
-	_, err = reachIn(ctx, p, f, []hop{{"main.target", 1}, {"main.leaf", 1}}, Limits{}.withDefaults())
+	_, err = reachIn(ctx, p, f, []hop{{trace.FID{Func: "main.target", Index: 1}, 1}, {f.FID, 1}}, Limits{}.withDefaults())
 	if err == nil || !reflect.DeepEqual(err.Error(), (&DivergenceError{FID: f.FID, Detail: "argument i is 1000, the recording has 1001"}).Error()) {
 		t.Fatalf("reaching leaf(1000) for %s: %v, want a divergence", f.FID, err)
+	}
+	// A count past the calls that come says where it counted from.
+	p2, err := launch(prog, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p2.kill()
+	_, err = reachIn(ctx, p2, f, []hop{{trace.FID{Func: "main.target", Index: 1}, 1}, {f.FID, 3}}, Limits{}.withDefaults())
+	want2 := "the program exited after only 2 invocation(s) of main.leaf since main.target#1"
+	if err == nil || !strings.Contains(err.Error(), want2) {
+		t.Fatalf("reaching a third leaf after target#1: %v, want %q", err, want2)
 	}
 }
 
@@ -67,7 +79,7 @@ func BenchmarkReach(b *testing.B) {
 	for _, bc := range []struct {
 		name string
 		hops []hop
-	}{{"route", route(rec, f)}, {"direct", []hop{{"main.leaf", 502}}}} {
+	}{{"route", route(rec, f)}, {"direct", []hop{{f.FID, 502}}}} {
 		b.Run(bc.name, func(b *testing.B) {
 			for b.Loop() {
 				p, err := launch(prog, 0, nil)
