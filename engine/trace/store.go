@@ -1126,35 +1126,67 @@ func NewRecording(frames ...*Frame) *Recording {
 	return r
 }
 
-// RunsAlone reports whether frame seq returned, with every frame it called
-// (directly or not) or spawned, and no other frame of its function ran
-// meanwhile: none was entered before seq returned and left after seq was
-// entered, on any goroutine. The recording must be indexed and complete
-// (see Dropped), else it says false.
-func (r *Recording) RunsAlone(seq int) bool {
+// RunsAlone reports whether frame seq and every frame it called (directly
+// or not) or spawned ended by returning, or by the panic that ended the
+// run (the frame of Outcome.Panic and its callers), and no other frame of
+// its function ran meanwhile: none was entered before seq ended and left
+// after seq was entered, on any goroutine. panics reports that the run's
+// panic ended seq or a frame below it. The recording must be indexed and
+// complete (see Dropped), else RunsAlone says false.
+func (r *Recording) RunsAlone(seq int) (alone, panics bool) {
 	if !r.indexed || r.Dropped || seq < 0 || seq >= len(r.rows) {
+		return false, false
+	}
+	// The frames the run's panic unwound (a recovered panic elsewhere
+	// ended frames as Panicked too: those are not ended cleanly).
+	var unwound map[int32]bool
+	if p := r.Outcome.Panic; p != nil {
+		if s, ok := r.find(p.Frame); ok {
+			unwound = map[int32]bool{}
+			for ; s >= 0 && exitKinds[r.rows[s].exitKind] == Panicked; s = r.ParentOf(s) {
+				unwound[int32(s)] = true
+			}
+		}
+	}
+	ended := func(k int32) bool {
+		switch exitKinds[r.rows[k].exitKind] {
+		case Returned:
+			return true
+		case Panicked:
+			panics = panics || unwound[k]
+			return unwound[k]
+		}
 		return false
 	}
 	f := &r.rows[seq]
-	if exitKinds[f.exitKind] != Returned {
-		return false
+	if !ended(int32(seq)) {
+		return false, false
+	}
+	// A frame the run's panic ended lasts to the end of the run when the
+	// recorder did not see it go (the Delve recorder's: the process died).
+	end := f.exit
+	if end == 0 && unwound[int32(seq)] {
+		end = math.MaxUint32
+	}
+	if end == 0 {
+		return false, false
 	}
 	for _, o := range r.funcs[f.fn].frames {
 		g := &r.rows[o]
-		if int(o) != seq && g.entry < f.exit && (g.exit == 0 || g.exit > f.entry) {
-			return false
+		if int(o) != seq && g.entry < end && (g.exit == 0 || g.exit > f.entry) {
+			return false, false
 		}
 	}
 	todo := slices.Clone(r.kidsOf(seq))
 	for len(todo) > 0 {
 		k := todo[len(todo)-1]
 		todo = todo[:len(todo)-1]
-		if exitKinds[r.rows[k].exitKind] != Returned {
-			return false
+		if !ended(k) {
+			return false, false
 		}
 		todo = append(todo, r.kidsOf(int(k))...)
 	}
-	return true
+	return true, panics
 }
 
 // EntriesBetween returns how many frames of frame seq's function were

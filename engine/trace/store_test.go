@@ -349,43 +349,53 @@ func TestStoreCalleesOutOfOrder(t *testing.T) {
 	}
 }
 
-// TestRunsAlone: a frame runs alone when it and its subtree returned and no
-// other frame of its function overlaps it.
+// TestRunsAlone: a frame runs alone when it and its subtree returned, or
+// ended with the run's panic, and no other frame of its function overlaps
+// it.
 func TestRunsAlone(t *testing.T) {
 	fr := func(fn string, i int, caller FID, entry, exit uint64, e Exit) *Frame {
 		return &Frame{FID: FID{fn, i}, Caller: caller, EntrySeq: entry, ExitSeq: exit, Exit: e}
 	}
 	main1 := FID{"main.main", 1}
 	r := NewRecording(
-		fr("main.main", 1, FID{}, 1, 100, Returned),
+		fr("main.main", 1, FID{}, 1, 100, Panicked),
 		fr("main.walk", 1, main1, 2, 9, Returned), // calls walk#2: recursion
 		fr("main.walk", 2, FID{"main.walk", 1}, 3, 4, Returned),
 		fr("main.leaf", 1, FID{"main.walk", 1}, 5, 6, Returned),
 		fr("main.step", 1, main1, 10, 20, Returned), // alone
 		fr("main.leaf", 2, FID{"main.step", 1}, 11, 12, Returned),
-		fr("main.step", 2, main1, 21, 30, Returned), // a callee panicked (recovered)
+		fr("main.step", 2, main1, 21, 30, Returned), // a callee panicked, recovered
 		fr("main.boom", 1, FID{"main.step", 2}, 22, 23, Panicked),
 		fr("main.spin", 1, main1, 31, 40, Returned), // spin#2 runs meanwhile, on another goroutine
 		fr("main.spin", 2, FID{}, 35, 50, Returned),
-		fr("main.last", 1, main1, 41, 0, Running),
+		fr("main.last", 1, main1, 41, 99, Panicked),              // the run's panic, raised in fail#1
+		fr("main.fail", 1, FID{"main.last", 1}, 42, 0, Panicked), // the Delve recorder's: no exit seen
 	)
+	r.Outcome.Panic = &PanicInfo{Value: "boom", Frame: FID{"main.fail", 1}}
 	r.Index()
-	want := map[string]bool{
-		"main.main#1": false, // last#1 is still running below it
-		"main.walk#1": false, "main.walk#2": false,
-		"main.leaf#1": true, "main.step#1": true, "main.leaf#2": true,
-		"main.step#2": false, "main.boom#1": false,
-		"main.spin#1": false, "main.spin#2": false,
-		"main.last#1": false,
+	type want struct{ alone, panics bool }
+	wants := map[string]want{
+		"main.main#1": {}, // boom#1's panic was recovered
+		"main.walk#1": {}, "main.walk#2": {},
+		"main.leaf#1": {true, false}, "main.step#1": {true, false}, "main.leaf#2": {true, false},
+		"main.step#2": {}, "main.boom#1": {},
+		"main.spin#1": {}, "main.spin#2": {},
+		"main.last#1": {true, true}, "main.fail#1": {true, true},
 	}
 	for seq := range r.Len() {
 		fid := r.FIDOf(seq).String()
-		if got := r.RunsAlone(seq); got != want[fid] {
-			t.Errorf("RunsAlone(%s) = %v, want %v", fid, got, want[fid])
+		if alone, panics := r.RunsAlone(seq); alone != wants[fid].alone || panics != wants[fid].panics {
+			t.Errorf("RunsAlone(%s) = %v, %v, want %v, %v", fid, alone, panics, wants[fid].alone, wants[fid].panics)
 		}
 	}
+	// A frame still running at the end does not run alone.
+	r2 := NewRecording(fr("main.main", 1, FID{}, 1, 0, Running), fr("main.f", 1, main1, 2, 3, Returned))
+	r2.Index()
+	if alone, _ := r2.RunsAlone(0); alone {
+		t.Errorf("RunsAlone of a frame still running")
+	}
 	r.Dropped = true
-	if r.RunsAlone(4) {
+	if alone, _ := r.RunsAlone(4); alone {
 		t.Errorf("RunsAlone in a recording that dropped frames")
 	}
 }
