@@ -83,9 +83,14 @@ type fastAddr struct {
 // the current one; ended when the process ended (or a panic that nothing
 // recovers ends it); neither ended nor handover when at returned false.
 func (in *inFrame) walkFast(ctx context.Context, visits []*visit, cur *visit, at func(v *visit) bool) (_ []*visit, _ *visit, ended, handover bool, err error) {
-	addrs, err := in.fastAddrs()
+	addrs, defers, err := in.fastAddrs()
 	if err != nil {
 		return visits, cur, false, false, err
+	}
+	if in.panics && defers {
+		// The panic that ends the run will call the frame's deferred
+		// functions, which Delve's Step follows.
+		return visits, cur, false, true, nil
 	}
 	// goStmtLine reads the function's code the first time, under the
 	// target's lock: not with the lock held, then.
@@ -131,10 +136,14 @@ func (in *inFrame) walkFast(ctx context.Context, visits []*visit, cur *visit, at
 			return visits, cur, false, false, err
 		}
 	}
-	if err := in.onEntryOf(w, idFastPanic, "runtime.gopanic", fmt.Sprintf("runtime.curg.goid == %d", in.goid)); err != nil {
-		clear()
-		unlock()
-		return visits, cur, false, false, err
+	// A panic the recording did not have. (The one that ends the run
+	// stops at Delve's breakpoint for unrecovered panics.)
+	if !in.panics {
+		if err := in.onEntryOf(w, idFastPanic, "runtime.gopanic", fmt.Sprintf("runtime.curg.goid == %d", in.goid)); err != nil {
+			clear()
+			unlock()
+			return visits, cur, false, false, err
+		}
 	}
 	unlock()
 
@@ -256,19 +265,19 @@ func (in *inFrame) walkFast(ctx context.Context, visits []*visit, cur *visit, at
 }
 
 // fastAddrs lists the addresses of the frame's function that walkFast
-// stops at.
-func (in *inFrame) fastAddrs() (map[uint64]*fastAddr, error) {
+// stops at, and says whether the function defers calls.
+func (in *inFrame) fastAddrs() (_ map[uint64]*fastAddr, defers bool, _ error) {
 	grp, unlock := in.p.d.LockTargetGroup()
 	defer unlock()
 	tgt := grp.Selected
 	bi := tgt.BinInfo()
 	insts, err := proc.Disassemble(tgt.Memory(), nil, tgt.Breakpoints(), bi, in.fn.Entry, in.fn.End)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	stmts, err := in.fn.AllPCs("", 0)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	addrs := map[uint64]*fastAddr{}
 	get := func(pc uint64) *fastAddr {
@@ -288,6 +297,9 @@ func (in *inFrame) fastAddrs() (map[uint64]*fastAddr, error) {
 		switch {
 		case ins.IsCall():
 			get(ins.Loc.PC).call = ins
+			if ins.DestLoc != nil && ins.DestLoc.Fn != nil && strings.HasPrefix(ins.DestLoc.Fn.Name, "runtime.defer") {
+				defers = true
+			}
 		case ins.IsRet():
 			get(ins.Loc.PC).ret = true
 		}
@@ -317,7 +329,7 @@ func (in *inFrame) fastAddrs() (map[uint64]*fastAddr, error) {
 			}
 		}
 	}
-	return addrs, nil
+	return addrs, defers, nil
 }
 
 // callee returns the function that the call instruction at which thread
@@ -370,12 +382,17 @@ func isPrivateRuntime(name string) bool {
 // runsAlone reports whether walkFast can walk the frame: the recording
 // shows it running alone (trace.Recording.RunsAlone), and its function
 // has no range-over-func bodies (Delve's Step follows them with rules of
-// its own).
+// its own). It sets in.panics.
 func (in *inFrame) runsAlone() bool {
 	f := in.frame
-	if in.rec == nil || f.Seq >= in.rec.Len() || in.rec.FIDOf(f.Seq) != f.FID || !in.rec.RunsAlone(f.Seq) {
+	if in.rec == nil || f.Seq >= in.rec.Len() || in.rec.FIDOf(f.Seq) != f.FID {
 		return false
 	}
+	alone, panics := in.rec.RunsAlone(f.Seq)
+	if !alone {
+		return false
+	}
+	in.panics = panics
 	grp, unlock := in.p.d.LockTargetGroup()
 	defer unlock()
 	prefix := in.fn.Name + "-range"

@@ -15,7 +15,8 @@ import (
 // and requires the same steps: positions, visits, changes and callees.
 // The frames are the first frame of each function of the testdata programs
 // that runs alone (initgen's have deferred calls, a go statement and a
-// call through a method value), and the walks stop nowhere early but at the step limit.
+// call through a method value; index's, nilmap's and nilptr's failing
+// paths end with the run's panic), and the walks stop nowhere early but at the step limit.
 // (Not the pipeline's: the last statement of its workers' goroutines races
 // with the process's exit, whichever way they are stepped.) traceFrame
 // does not start again with Delve's Step when walkFast gives up
@@ -26,6 +27,8 @@ func TestWalkFastAgrees(t *testing.T) {
 		{"go", "run", "./testdata/closure"},
 		{"go", "run", "./testdata/index"},
 		{"go", "run", "./testdata/initgen"},
+		{"go", "run", "./testdata/nilmap"},
+		{"go", "test", "./testdata/nilptr"},
 		{"go", "test", "./testdata/methods"},
 		{"go", "test", "./testdata/tabletest"},
 		{"go", "test", "./testdata/droppederr"},
@@ -34,15 +37,18 @@ func TestWalkFastAgrees(t *testing.T) {
 		{"go", "test", "./testdata/offbyone"},
 		{"go", "test", "./testdata/search"},
 	}
-	alone := 0
+	alone, panicking := 0, 0
 	for _, argv := range progs {
 		t.Run(argv[2], func(t *testing.T) {
 			rec, prog := record(t, argv...)
 			for _, fn := range rec.Funcs() {
 				seq := -1
 				for _, s := range rec.InvocationSeqs(fn) {
-					if rec.RunsAlone(int(s)) {
+					if ok, p := rec.RunsAlone(int(s)); ok {
 						seq = int(s)
+						if p {
+							panicking++
+						}
 						break
 					}
 				}
@@ -69,9 +75,9 @@ func TestWalkFastAgrees(t *testing.T) {
 			}
 		})
 	}
-	t.Logf("%d frames compared", alone)
-	if alone < 20 {
-		t.Errorf("only %d frames run alone: the test compares too little", alone)
+	t.Logf("%d frames compared, %d of them ended by the run's panic", alone, panicking)
+	if alone < 20 || panicking < 4 {
+		t.Errorf("only %d frames run alone, %d of them panicking: the test compares too little", alone, panicking)
 	}
 }
 

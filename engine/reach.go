@@ -41,6 +41,9 @@ type inFrame struct {
 	lim   Limits
 	// stepping is how walk moves through the frame.
 	stepping stepping
+	// panics: the panic that ended the run ends the frame or one below
+	// it (see runsAlone).
+	panics bool
 	// goLines are the lines of the function that run a go statement.
 	goLines map[int]bool
 	// argsFilled is set when the debugger read arguments the
