@@ -8,12 +8,12 @@ require (
 	github.com/google/go-dap v0.12.0
 	github.com/mattn/go-isatty v0.0.20
 	github.com/sashabaranov/go-openai v1.43.0
+	golang.org/x/arch v0.28.0
 	golang.org/x/sys v0.46.0
 )
 
 require (
 	github.com/cilium/ebpf v0.22.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.4 // indirect
-	golang.org/x/arch v0.28.0 // indirect
 	golang.org/x/telemetry v0.0.0-20241106142447-58a1122356f5 // indirect
 )

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"go/parser"
+	"maps"
 	"strings"
 
 	"github.com/go-delve/delve/pkg/proc"
+	"golang.org/x/arch/x86/x86asm"
 
 	"github.com/adi-go/adi/engine/trace"
 )
@@ -84,7 +86,17 @@ type fastAddr struct {
 // the current one; ended when the process ended (or a panic that nothing
 // recovers ends it); neither ended nor handover when at returned false.
 func (in *inFrame) walkFast(ctx context.Context, visits []*visit, cur *visit, at func(v *visit) bool) (_ []*visit, _ *visit, ended, handover bool, err error) {
-	addrs, defers, err := in.fastAddrs()
+	var start uint64
+	grp, unlock := in.p.d.LockTargetGroup()
+	regs, err := grp.Selected.CurrentThread().Registers()
+	if err == nil {
+		start = regs.PC()
+	}
+	unlock()
+	if err != nil {
+		return visits, cur, false, false, err
+	}
+	addrs, defers, err := in.fastAddrs(start, cur.pos)
 	if err != nil {
 		return visits, cur, false, false, err
 	}
@@ -96,13 +108,12 @@ func (in *inFrame) walkFast(ctx context.Context, visits []*visit, cur *visit, at
 	// goStmtLine reads the function's code the first time, under the
 	// target's lock: not with the lock held, then.
 	in.goStmtLine(cur.pos.Line)
-	grp, unlock := in.p.d.LockTargetGroup()
-	tgt := grp.Selected
-	if regs, err := tgt.CurrentThread().Registers(); err != nil || addrs[regs.PC()] != nil && addrs[regs.PC()].leave {
+	if a := addrs[start]; a != nil && a.leave {
 		// At a return already (a function of one line).
-		unlock()
-		return visits, cur, false, err == nil, err
+		return visits, cur, false, true, nil
 	}
+	grp, unlock = in.p.d.LockTargetGroup()
+	tgt := grp.Selected
 	w := &watcher{tgt: tgt, in: in}
 	cleared := false
 	clear := func() {
@@ -266,8 +277,9 @@ func (in *inFrame) walkFast(ctx context.Context, visits []*visit, cur *visit, at
 }
 
 // fastAddrs lists the addresses of the frame's function that walkFast
-// stops at, and says whether the function defers calls.
-func (in *inFrame) fastAddrs() (_ map[uint64]*fastAddr, defers bool, _ error) {
+// stops at, and says whether the function defers calls. The frame is at
+// start, in a visit of at.
+func (in *inFrame) fastAddrs(start uint64, at trace.Pos) (_ map[uint64]*fastAddr, defers bool, _ error) {
 	grp, unlock := in.p.d.LockTargetGroup()
 	defer unlock()
 	tgt := grp.Selected
@@ -330,7 +342,111 @@ func (in *inFrame) fastAddrs() (_ map[uint64]*fastAddr, defers bool, _ error) {
 			}
 		}
 	}
+	if bi.Arch.Name == "amd64" {
+		quiet(insts, addrs, start, at)
+	}
+	for pc, a := range addrs {
+		if !a.stmt && a.call == nil && !a.ret && !a.after {
+			delete(addrs, pc)
+		}
+	}
 	return addrs, defers, nil
+}
+
+// quiet clears stmt on the statement addresses that the frame reaches only
+// in a visit of their own line, where Delve's Step does not stop: a loop's
+// condition, reached from the loop's increment on the same line, would
+// otherwise cost a stop per iteration. It follows the function's control
+// flow from start (in a visit of at), with the lines the current visit can
+// have at each instruction; an indirect jump, or an instruction it cannot
+// decode, leaves every address as it is.
+func quiet(insts []proc.AsmInstruction, addrs map[uint64]*fastAddr, start uint64, at trace.Pos) {
+	index := make(map[uint64]int, len(insts))
+	for i := range insts {
+		index[insts[i].Loc.PC] = i
+	}
+	s0, ok := index[start]
+	if !ok {
+		return
+	}
+	// next lists the instructions that can follow instruction i.
+	next := func(i int) ([]int, bool) {
+		ins := &insts[i]
+		if ins.IsRet() {
+			return nil, true
+		}
+		x, err := x86asm.Decode(ins.Bytes, 64)
+		if err != nil {
+			return nil, false
+		}
+		var out []int
+		switch x.Op {
+		case x86asm.JMP, x86asm.JA, x86asm.JAE, x86asm.JB, x86asm.JBE, x86asm.JCXZ, x86asm.JE,
+			x86asm.JECXZ, x86asm.JG, x86asm.JGE, x86asm.JL, x86asm.JLE, x86asm.JNE, x86asm.JNO,
+			x86asm.JNP, x86asm.JNS, x86asm.JO, x86asm.JP, x86asm.JRCXZ, x86asm.JS:
+			rel, ok := x.Args[0].(x86asm.Rel)
+			if !ok {
+				return nil, false // through a register or memory: a jump table
+			}
+			if j, ok := index[ins.Loc.PC+uint64(ins.Size)+uint64(int64(rel))]; ok {
+				out = append(out, j)
+			}
+			if x.Op == x86asm.JMP {
+				return out, true
+			}
+		}
+		if i+1 < len(insts) {
+			out = append(out, i+1)
+		}
+		return out, true
+	}
+	// lines[i]: the positions the current visit can have on arrival at i.
+	lines := make([]map[trace.Pos]bool, len(insts))
+	lines[s0] = map[trace.Pos]bool{at: true}
+	work := []int{s0}
+	for len(work) > 0 {
+		i := work[len(work)-1]
+		work = work[:len(work)-1]
+		out := lines[i]
+		if a := addrs[insts[i].Loc.PC]; a != nil {
+			here := trace.Pos{File: a.file, Line: a.line}
+			switch {
+			case a.stmt:
+				out = map[trace.Pos]bool{here: true}
+			case a.after && !out[here]:
+				out = maps.Clone(out)
+				out[here] = true
+			}
+		}
+		succ, ok := next(i)
+		if !ok {
+			return
+		}
+		for _, j := range succ {
+			grew := false
+			if lines[j] == nil {
+				lines[j] = map[trace.Pos]bool{}
+			}
+			for p := range out {
+				if !lines[j][p] {
+					lines[j][p] = true
+					grew = true
+				}
+			}
+			if grew {
+				work = append(work, j)
+			}
+		}
+	}
+	for i := range insts {
+		a := addrs[insts[i].Loc.PC]
+		if a == nil || !a.stmt || a.leave || len(lines[i]) != 1 {
+			continue
+		}
+		if lines[i][trace.Pos{File: a.file, Line: a.line}] {
+			a.stmt = false
+		}
+	}
 }
 
 // callee returns the function that the call instruction at which thread
