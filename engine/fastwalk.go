@@ -116,7 +116,7 @@ func (in *inFrame) walkFast(ctx context.Context, visits []*visit, cur *visit, at
 	tgt := grp.Selected
 	w := &watcher{tgt: tgt, in: in}
 	cleared := false
-	clear := func() {
+	clearBPs := func() {
 		if !cleared {
 			w.clear()
 			cleared = true
@@ -136,14 +136,14 @@ func (in *inFrame) walkFast(ctx context.Context, visits []*visit, cur *visit, at
 	}
 	for pc := range addrs {
 		if err := w.set(idFastFrame, pc, cond); err != nil {
-			clear()
+			clearBPs()
 			unlock()
 			return visits, cur, false, false, err
 		}
 	}
 	for _, pc := range in.indirectEntries {
 		if err := w.set(idIndirect, pc, nil); err != nil {
-			clear()
+			clearBPs()
 			unlock()
 			return visits, cur, false, false, err
 		}
@@ -152,7 +152,7 @@ func (in *inFrame) walkFast(ctx context.Context, visits []*visit, cur *visit, at
 	// stops at Delve's breakpoint for unrecovered panics.)
 	if !in.panics {
 		if err := in.onEntryOf(w, idFastPanic, "runtime.gopanic", fmt.Sprintf("runtime.curg.goid == %d", in.goid)); err != nil {
-			clear()
+			clearBPs()
 			unlock()
 			return visits, cur, false, false, err
 		}
@@ -176,7 +176,7 @@ func (in *inFrame) walkFast(ctx context.Context, visits []*visit, cur *visit, at
 		grp, unlock := in.p.d.LockTargetGroup()
 		err := grp.Continue()
 		if _, ok := exited(err); ok {
-			clear()
+			clearBPs()
 			unlock()
 			return visits, cur, true, false, nil
 		}
@@ -194,7 +194,7 @@ func (in *inFrame) walkFast(ctx context.Context, visits []*visit, cur *visit, at
 			bp := bs.Breakpoint
 			switch {
 			case bp.Logical.Name == proc.UnrecoveredPanic || bp.Logical.Name == proc.FatalThrow:
-				clear()
+				clearBPs()
 				err := tgt.SwitchThread(th.ThreadID())
 				unlock()
 				return visits, cur, true, false, err
@@ -259,7 +259,7 @@ func (in *inFrame) walkFast(ctx context.Context, visits []*visit, cur *visit, at
 			}
 		}
 		if leaving {
-			clear()
+			clearBPs()
 		}
 		unlock()
 		if next != nil && !at(next) {
