@@ -151,7 +151,11 @@ func (in *inFrame) walkFast(ctx context.Context, visits []*visit, cur *visit, at
 	// A panic the recording did not have. (The one that ends the run
 	// stops at Delve's breakpoint for unrecovered panics.)
 	if !in.panics {
-		if err := in.onEntryOf(w, idFastPanic, "runtime.gopanic", fmt.Sprintf("runtime.curg.goid == %d", in.goid)); err != nil {
+		onG, err := parser.ParseExpr(fmt.Sprintf("runtime.curg.goid == %d", in.goid))
+		if err == nil {
+			err = w.onEntry(idFastPanic, "runtime.gopanic", onG)
+		}
+		if err != nil {
 			clearBPs()
 			unlock()
 			return visits, cur, false, false, err
@@ -317,18 +321,14 @@ func (in *inFrame) fastAddrs(start uint64, at trace.Pos) (_ map[uint64]*fastAddr
 			get(ins.Loc.PC).ret = true
 		}
 	}
-	type fileLine struct {
-		file string
-		line int
-	}
-	rets := map[fileLine]bool{}
+	rets := map[trace.Pos]bool{}
 	for _, a := range addrs {
 		if a.ret {
-			rets[fileLine{a.file, a.line}] = true
+			rets[trace.Pos{File: a.file, Line: a.line}] = true
 		}
 	}
 	for _, a := range addrs {
-		a.leave = a.stmt && rets[fileLine{a.file, a.line}]
+		a.leave = a.stmt && rets[trace.Pos{File: a.file, Line: a.line}]
 	}
 	for i := range insts {
 		ins := &insts[i]
@@ -469,24 +469,6 @@ func (in *inFrame) callee(tgt *proc.Target, th proc.Thread, call *proc.AsmInstru
 		return nil, false
 	}
 	return insts[0].DestLoc.Fn, true
-}
-
-// onEntryOf puts a breakpoint with a condition on the entry of a runtime
-// function.
-func (in *inFrame) onEntryOf(w *watcher, id int, name, cond string) error {
-	fns := w.tgt.BinInfo().LookupFunc()[name]
-	if len(fns) == 0 {
-		return nil // not in this binary
-	}
-	pc, err := proc.FirstPCAfterPrologue(w.tgt, fns[0], false)
-	if err != nil {
-		return err
-	}
-	c, err := parser.ParseExpr(cond)
-	if err != nil {
-		return err
-	}
-	return w.set(id, pc, c)
 }
 
 // isPrivateRuntime reports whether a function is an unexported function of

@@ -59,7 +59,7 @@ func (in *inFrame) stepOverCall(ctx context.Context, callee *proc.Stackframe, co
 		id int
 		fn string
 	}{{idCopystack, "runtime.copystack"}, {idGopanic, "runtime.gopanic"}} {
-		if err := w.onEntry(b.id, b.fn); err != nil {
+		if err := w.onEntry(b.id, b.fn, nil); err != nil {
 			return false, err
 		}
 	}
@@ -160,8 +160,9 @@ func (w *watcher) watch(stackHi uint64, slotOff int64) error {
 	return nil
 }
 
-// onEntry puts a breakpoint on the entry of a runtime function.
-func (w *watcher) onEntry(id int, name string) error {
+// onEntry puts a breakpoint on the entry of a runtime function, with a
+// condition if cond is not nil.
+func (w *watcher) onEntry(id int, name string, cond ast.Expr) error {
 	fn := w.tgt.BinInfo().LookupFunc()[name]
 	if len(fn) == 0 {
 		return nil // not in this binary
@@ -170,7 +171,7 @@ func (w *watcher) onEntry(id int, name string) error {
 	if err != nil {
 		return err
 	}
-	return w.set(id, pc, nil)
+	return w.set(id, pc, cond)
 }
 
 // handle looks at one stop; back reports that the frame is on top again.
