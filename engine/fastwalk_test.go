@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -94,4 +95,35 @@ func describeSteps(flt *trace.FLT) string {
 	}
 	fmt.Fprintf(&b, "note %q truncated %v results %v\n", flt.Note, flt.Truncated, flt.Frame.Results)
 	return b.String()
+}
+
+// TestWalkFastGivesUp: encode#2's json.Marshal panics and recovers inside
+// encoding/json, a panic the recording cannot have (no frame of the
+// program panics). walkFast gives up at it, and buildFLT builds the trace
+// again with Delve's Step: the same trace as Step alone.
+func TestWalkFastGivesUp(t *testing.T) {
+	rec, prog := record(t, "go", "run", "./testdata/libpanic")
+	f, err := rec.Frame(trace.FID{Func: "main.encode", Index: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if alone, _ := rec.RunsAlone(f.Seq); !alone {
+		t.Fatalf("%s does not run alone", f.FID)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if _, err := traceFrame(ctx, prog, rec, f, Limits{}, stepAuto, nil); !errors.Is(err, errFastAbort) {
+		t.Fatalf("walkFast over a panic inside the library: %v, want errFastAbort", err)
+	}
+	got, err := buildFLT(ctx, prog, rec, f, Limits{}, stepAuto, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := traceFrame(ctx, prog, rec, f, Limits{}, stepSlow, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := describeSteps(got), describeSteps(want); a != b || len(got.Steps) < 3 {
+		t.Errorf("after giving up:\n%s\nDelve's Step:\n%s", a, b)
+	}
 }
