@@ -105,9 +105,6 @@ func (in *inFrame) walkFast(ctx context.Context, visits []*visit, cur *visit, at
 		// functions, which Delve's Step follows.
 		return visits, cur, false, true, nil
 	}
-	// goStmtLine reads the function's code the first time, under the
-	// target's lock: not with the lock held, then.
-	in.goStmtLine(cur.pos.Line)
 	if a := addrs[start]; a != nil && a.leave {
 		// At a return already (a function of one line).
 		return visits, cur, false, true, nil
@@ -296,6 +293,8 @@ func (in *inFrame) fastAddrs(start uint64, at trace.Pos) (_ map[uint64]*fastAddr
 	if err != nil {
 		return nil, false, err
 	}
+	// For goStmtLine, which walkFast calls with the target's lock held.
+	in.setGoLines(insts)
 	addrs := map[uint64]*fastAddr{}
 	get := func(pc uint64) *fastAddr {
 		a := addrs[pc]

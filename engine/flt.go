@@ -148,21 +148,28 @@ func (in *inFrame) fillResults(rets []trace.Value) {
 // statement (calls runtime.newproc), as Delve's step decides it.
 func (in *inFrame) goStmtLine(line int) bool {
 	if in.goLines == nil {
-		in.goLines = map[int]bool{}
 		grp, unlock := in.p.d.LockTargetGroup()
 		tgt := grp.Selected
 		insts, err := proc.Disassemble(tgt.Memory(), nil, tgt.Breakpoints(), tgt.BinInfo(), in.fn.Entry, in.fn.End)
 		unlock()
-		if err == nil {
-			for i := range insts {
-				ins := &insts[i]
-				if ins.IsCall() && ins.DestLoc != nil && ins.DestLoc.Fn != nil && ins.DestLoc.Fn.Name == "runtime.newproc" {
-					in.goLines[ins.Loc.Line] = true
-				}
-			}
+		if err != nil {
+			insts = nil
 		}
+		in.setGoLines(insts)
 	}
 	return in.goLines[line]
+}
+
+// setGoLines sets the lines of the frame's function that run a go
+// statement, from the function's code.
+func (in *inFrame) setGoLines(insts []proc.AsmInstruction) {
+	in.goLines = map[int]bool{}
+	for i := range insts {
+		ins := &insts[i]
+		if ins.IsCall() && ins.DestLoc != nil && ins.DestLoc.Fn != nil && ins.DestLoc.Fn.Name == "runtime.newproc" {
+			in.goLines[ins.Loc.Line] = true
+		}
+	}
 }
 
 // isUser reports whether a stack frame runs a function of the recording.
