@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 )
 
@@ -60,6 +61,12 @@ type Recording struct {
 	panicked []int
 	// starts caches Goroutines (nil until asked, reset by Index).
 	starts atomic.Pointer[[]GoroutineStart]
+	// vmu guards the values (the value store and the rows' value
+	// fields) once the recording is shared: a debugger fills in the
+	// values it read at a re-execution (SetArgs and the like) while
+	// others read frames (At). A recorder adds frames and values before
+	// the recording is shared, without it.
+	vmu sync.RWMutex
 }
 
 // RunOrder is when the caller made the call that started f: for a spawned

@@ -40,10 +40,10 @@ func (r *Recording) AttachSource(seq int, ref uint32, n int, results bool) {
 	k := uint16(min(n, math.MaxUint16))
 	if results {
 		w.results, w.nres = ref, k
-		w.flags |= flagSourceResults
+		w.inSource |= srcResults
 	} else {
 		w.args, w.nargs = ref, k
-		w.flags |= flagSourceArgs
+		w.inSource |= srcArgs
 	}
 }
 
@@ -53,15 +53,15 @@ func (r *Recording) AttachSource(seq int, ref uint32, n int, results bool) {
 func (r *Recording) SourceOf(seq int, results bool) (ref uint32, n int, ok bool) {
 	w := &r.rows[seq]
 	if results {
-		return w.results, int(w.nres), w.flags&flagSourceResults != 0
+		return w.results, int(w.nres), w.inSource&srcResults != 0
 	}
-	return w.args, int(w.nargs), w.flags&flagSourceArgs != 0
+	return w.args, int(w.nargs), w.inSource&srcArgs != 0
 }
 
 // argsOf makes the arguments of frame seq.
 func (r *Recording) argsOf(seq int) []Value {
 	w := &r.rows[seq]
-	if w.flags&flagSourceArgs != 0 {
+	if w.inSource&srcArgs != 0 {
 		return r.sourceValues(w.args, w.nargs, r.funcs[w.fn].params)
 	}
 	return r.values(w.args, w.nargs)
@@ -70,7 +70,7 @@ func (r *Recording) argsOf(seq int) []Value {
 // resultsOf makes the results of frame seq.
 func (r *Recording) resultsOf(seq int) []Value {
 	w := &r.rows[seq]
-	if w.flags&flagSourceResults != 0 {
+	if w.inSource&srcResults != 0 {
 		return r.sourceValues(w.results, w.nres, r.funcs[w.fn].results)
 	}
 	return r.values(w.results, w.nres)

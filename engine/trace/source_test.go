@@ -116,8 +116,8 @@ func TestSourceSetArg(t *testing.T) {
 		Children: []Value{{Name: "X", Type: "int", Kind: KindInt, Text: "1"}}}
 	r.SetArg(1, 0, full)
 	r.SetResult(3, 0, full)
-	if w := &r.rows[1]; w.flags&flagSourceArgs != 0 || w.flags&flagSourceResults == 0 {
-		t.Errorf("frame 1's flags %b after SetArg: arguments still in the source, or results not", w.flags)
+	if w := &r.rows[1]; w.inSource&srcArgs != 0 || w.inSource&srcResults == 0 {
+		t.Errorf("frame 1's inSource %b after SetArg: arguments still in the source, or results not", w.inSource)
 	}
 	want := slices.Concat([]Value{full}, frames[1].Args[1:])
 	if f := r.At(1); !reflect.DeepEqual(f.Args, want) || !reflect.DeepEqual(f.Results, frames[1].Results) {

@@ -34,8 +34,7 @@ type row struct {
 	entry     uint32
 	exit      uint32
 	// args and results are where the frame's arguments and results start
-	// in r.vals, or their reference in r.source (flagSourceArgs,
-	// flagSourceResults).
+	// in r.vals, or their reference in r.source (inSource).
 	args    uint32
 	results uint32
 	// kids is where the frame's callees start in r.kids (Index); they end
@@ -44,18 +43,26 @@ type row struct {
 	nargs, nres uint16
 	exitKind    uint8
 	flags       uint8
+	// inSource says which of the frame's values are in r.source
+	// (srcArgs, srcResults). A byte apart from flags: a debugger that
+	// fills values (SetArgs) writes it under the values' lock, while
+	// others read flags without it.
+	inSource uint8
 }
 
 const pendingCaller = -2
+
+// The bits of row.inSource: the arguments or results are in r.source (see
+// ValueSource).
+const (
+	srcArgs = 1 << iota
+	srcResults
+)
 
 // Frame flags.
 const (
 	flagSpawn = 1 << iota
 	flagIndirect
-	// flagSourceArgs and flagSourceResults: the arguments or results are
-	// in r.source (see ValueSource).
-	flagSourceArgs
-	flagSourceResults
 	// flagRecovered: the panic that unwound the frame was recovered.
 	flagRecovered
 )
@@ -192,8 +199,7 @@ type store struct {
 	// pendingCaller (Add), and, after Index, of frames whose caller is
 	// not in the recording.
 	callers map[int32]FID
-	// source holds the values of the frames with flagSourceArgs or
-	// flagSourceResults.
+	// source holds the values of the frames with srcArgs or srcResults.
 	source ValueSource
 	// mem is set when rows, kids, vals and text are mapped (Spill,
 	// OffHeap).
@@ -400,37 +406,55 @@ func (r *Recording) SetPanic(seq int, text string) {
 	r.panics[int32(seq)] = text
 }
 
-// SetArgs sets the arguments of frame seq.
+// SetArgs sets the arguments of frame seq. Like SetResults, SetArg and
+// SetResult, it may be called while other goroutines read frames (a
+// debugger fills in the values it read, see Recording's vmu).
 func (r *Recording) SetArgs(seq int, vs []Value) {
+	r.vmu.Lock()
+	defer r.vmu.Unlock()
+	r.setArgs(seq, vs)
+}
+
+func (r *Recording) setArgs(seq int, vs []Value) {
 	w := &r.rows[seq]
 	w.args, w.nargs = r.appendValues(vs)
-	w.flags &^= flagSourceArgs
+	w.inSource &^= srcArgs
 }
 
 // SetResults sets the results of frame seq.
 func (r *Recording) SetResults(seq int, vs []Value) {
+	r.vmu.Lock()
+	defer r.vmu.Unlock()
+	r.setResults(seq, vs)
+}
+
+func (r *Recording) setResults(seq int, vs []Value) {
 	w := &r.rows[seq]
 	w.results, w.nres = r.appendValues(vs)
-	w.flags &^= flagSourceResults
+	w.inSource &^= srcResults
 }
 
 // SetArg replaces argument i of frame seq (the debugger read what the
 // instrumenting recorder kept only the shape of). The frame's arguments
 // move to the store if they were in the value source.
 func (r *Recording) SetArg(seq, i int, v Value) {
+	r.vmu.Lock()
+	defer r.vmu.Unlock()
 	args := r.argsOf(seq)
 	if i < len(args) {
 		args[i] = v
-		r.SetArgs(seq, args)
+		r.setArgs(seq, args)
 	}
 }
 
 // SetResult replaces result i of frame seq.
 func (r *Recording) SetResult(seq, i int, v Value) {
+	r.vmu.Lock()
+	defer r.vmu.Unlock()
 	res := r.resultsOf(seq)
 	if i < len(res) {
 		res[i] = v
-		r.SetResults(seq, res)
+		r.setResults(seq, res)
 	}
 }
 
@@ -441,10 +465,10 @@ func (r *Recording) AttachValues(seq int, first uint32, results bool) {
 	w := &r.rows[seq]
 	if results {
 		w.results, w.nres = first, n
-		w.flags &^= flagSourceResults
+		w.inSource &^= srcResults
 	} else {
 		w.args, w.nargs = first, n
-		w.flags &^= flagSourceArgs
+		w.inSource &^= srcArgs
 	}
 }
 
@@ -634,6 +658,8 @@ func (r *Recording) values(first uint32, n uint16) []Value {
 // At returns frame seq, made from the store: a new *Frame each call
 // (changes to it stay in it; SetArg and SetResult change the recording).
 func (r *Recording) At(seq int) *Frame {
+	r.vmu.RLock()
+	defer r.vmu.RUnlock()
 	w := &r.rows[seq]
 	fn := &r.funcs[w.fn]
 	f := &Frame{
@@ -691,6 +717,8 @@ func (r *Recording) held(n, c, size int) int {
 // names and positions, and the side tables (map entries counted at their
 // keys' and values' size, buckets aside).
 func (r *Recording) IndexBytes() int {
+	r.vmu.RLock() // the values' names and types are among r.strs
+	defer r.vmu.RUnlock()
 	n := r.held(len(r.rows), cap(r.rows), int(unsafe.Sizeof(row{}))) + r.held(len(r.kids), cap(r.kids), 4)
 	for i := range r.funcs {
 		fn := &r.funcs[i]
@@ -714,6 +742,8 @@ func (r *Recording) IndexBytes() int {
 // text, the values held apart (their children), and what the value source
 // keeps for the values left in it (see ValueSource.Bytes).
 func (r *Recording) ValueBytes() int {
+	r.vmu.RLock()
+	defer r.vmu.RUnlock()
 	n := r.held(len(r.vals), cap(r.vals), int(unsafe.Sizeof(vrow{}))) + cap(r.lens)*16
 	if r.source != nil {
 		n += r.source.Bytes()
@@ -802,7 +832,7 @@ func (r *Recording) RecoveredOf(seq int) bool { return r.rows[seq].flags&flagRec
 // in the value source: see AttachSource).
 func (r *Recording) StoresValues(seq int) bool {
 	w := &r.rows[seq]
-	return w.nargs > 0 && w.flags&flagSourceArgs == 0 || w.nres > 0 && w.flags&flagSourceResults == 0
+	return w.nargs > 0 && w.inSource&srcArgs == 0 || w.nres > 0 && w.inSource&srcResults == 0
 }
 
 // Children returns the Seqs of frame seq's callees (and the first frames
@@ -865,10 +895,10 @@ func (r *Recording) Keep(keep []bool) {
 	}
 	before := uint32(len(old.vals))
 	for i := prefix; i < len(old.rows); i++ {
-		if w := &old.rows[i]; w.nargs > 0 && w.flags&flagSourceArgs == 0 {
+		if w := &old.rows[i]; w.nargs > 0 && w.inSource&srcArgs == 0 {
 			before = min(before, w.args)
 		}
-		if w := &old.rows[i]; w.nres > 0 && w.flags&flagSourceResults == 0 {
+		if w := &old.rows[i]; w.nres > 0 && w.inSource&srcResults == 0 {
 			before = min(before, w.results)
 		}
 	}
@@ -934,10 +964,10 @@ func (r *Recording) Keep(keep []bool) {
 			r.callers[seq] = FID{Func: old.funcs[p.fn].name, Index: int(p.index)}
 		}
 		// Values in r.source stay there, where their references point.
-		if w.flags&flagSourceArgs == 0 {
+		if w.inSource&srcArgs == 0 {
 			w.args = copyVals(w.args, w.nargs)
 		}
-		if w.flags&flagSourceResults == 0 {
+		if w.inSource&srcResults == 0 {
 			w.results = copyVals(w.results, w.nres)
 		}
 	}

@@ -1,11 +1,13 @@
 package trace
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"unsafe"
 )
@@ -96,6 +98,88 @@ func TestStoreSetValues(t *testing.T) {
 	r.SetArg(0, 5, full) // no argument 5: nothing changes
 	if n := len(r.At(0).Args); n != 2 {
 		t.Errorf("SetArg past the arguments: %d arguments, want 2", n)
+	}
+}
+
+// TestStoreSetValuesWhileRead fills in values (as a debugger does after a
+// re-execution) while other goroutines read the frames: every value read
+// is one that was set, whole, under its name. Run it with -race too: the
+// values' lock is what keeps the readers off the value store while it
+// grows.
+func TestStoreSetValuesWhileRead(t *testing.T) {
+	const frames = 64
+	set := func(gen, n int) []Value {
+		vs := make([]Value, n)
+		for i := range vs {
+			vs[i] = Value{Name: "a" + strconv.Itoa(i), Type: "string", Kind: KindString, Text: strings.Repeat("x", gen%40) + strconv.Itoa(gen)}
+		}
+		return vs
+	}
+	var fs []*Frame
+	for i := range frames {
+		fs = append(fs, &Frame{FID: FID{"main.f", i + 1}, Args: set(0, 2), Results: set(0, 1), Exit: Returned})
+	}
+	// Off the heap, with room for few values: the value rows' mapping is
+	// moved as it grows, under the readers of a recording without the
+	// lock.
+	r := &Recording{}
+	if err := r.OffHeap(frames, 16, 0); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range fs {
+		r.Add(f)
+	}
+	r.Index()
+	check := func(f *Frame) error {
+		for _, vs := range [][]Value{f.Args, f.Results} {
+			for i, v := range vs {
+				digits := strings.TrimLeft(v.Text, "x")
+				gen, err := strconv.Atoi(digits)
+				if v.Name != "a"+strconv.Itoa(i) || err != nil || len(v.Text)-len(digits) != gen%40 {
+					return fmt.Errorf("%s has a value that was never set: %+v", f.FID, v)
+				}
+			}
+		}
+		return nil
+	}
+	done := make(chan struct{})
+	errs := make(chan error, 2)
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Go(func() {
+			for seq := 0; ; seq = (seq + 1) % frames {
+				select {
+				case <-done:
+					errs <- nil
+					return
+				default:
+				}
+				if err := check(r.At(seq)); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	for gen := 1; gen <= 3000; gen++ {
+		seq := gen % frames
+		switch gen % 4 {
+		case 0:
+			r.SetArgs(seq, set(gen, 1+gen%3))
+		case 1:
+			r.SetResults(seq, set(gen, 1+gen%2))
+		case 2:
+			r.SetArg(seq, 0, set(gen, 1)[0])
+		default:
+			r.SetResult(seq, 0, set(gen, 1)[0])
+		}
+	}
+	close(done)
+	wg.Wait()
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
