@@ -301,7 +301,7 @@ type Entry struct {
 	// Parent is the caller's Seq, -1 for a root frame.
 	Parent    int
 	Goroutine int64
-	CallSite  uint32 // PosID
+	CallSite  uint32 // PosID; 0 (PosID of the zero Pos) when unknown
 	Spawn     bool
 	Indirect  bool
 	EntrySeq  uint64
@@ -312,6 +312,11 @@ type Entry struct {
 // Enter adds a running frame and returns its Seq. (A pointer: recorders
 // add frames by the million, and an Entry is large to copy.)
 func (r *Recording) Enter(e *Entry) int {
+	if r.posID == nil {
+		// Id 0, the zero Pos, is a call site before any PosID: a
+		// recorder leaves a root frame's call site at 0.
+		r.PosID(Pos{})
+	}
 	seq := len(r.rows)
 	w := row{
 		fn: e.Func, index: uint32(e.Index), parent: int32(e.Parent),

@@ -529,3 +529,17 @@ func TestEntriesBetween(t *testing.T) {
 		t.Errorf("EntriesBetween in a recording that dropped frames")
 	}
 }
+
+// TestStoreNoCallSites reads a recording whose only frame was entered
+// without a call site (a root frame, before any PosID): a test function
+// that calls nothing the recorder records.
+func TestStoreNoCallSites(t *testing.T) {
+	r := &Recording{}
+	seq := r.Enter(&Entry{Func: r.FuncID("pkg_test.TestX", Pos{File: "x_test.go", Line: 10}), Index: 1, Parent: -1, EntrySeq: 1})
+	r.SetExit(seq, Returned, 2)
+	r.Index()
+	f := r.At(seq)
+	if f.FID != (FID{"pkg_test.TestX", 1}) || f.CallSite != (Pos{}) || r.CallSiteOf(seq) != (Pos{}) {
+		t.Errorf("frame %v called at %v (%v), want pkg_test.TestX#1 with no call site", f.FID, f.CallSite, r.CallSiteOf(seq))
+	}
+}
