@@ -35,6 +35,7 @@ var diffTargets = [][]string{
 	{"go", "run", "./testdata/nondet"},
 	{"go", "run", "./testdata/spin"},
 	{"go", "run", "./testdata/initgen"},
+	{"go", "run", "./testdata/empty"},
 }
 
 // TestRecordersAgree records every testdata program with both recorders

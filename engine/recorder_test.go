@@ -76,6 +76,30 @@ func TestRecordIndex(t *testing.T) {
 	}
 }
 
+// TestRecordEmptyFunctions records functions compiled to a single RET
+// (noop, and the package initializer that the linker left with nothing to
+// do), where a function's entry and its return are one address: the
+// frames return, in order, and the package initializer, which no person
+// wrote, is not a frame.
+func TestRecordEmptyFunctions(t *testing.T) {
+	rec, _ := record(t, "go", "run", "./testdata/empty")
+	var got []string
+	for f := range rec.All {
+		got = append(got, fmt.Sprintf("%s [%d,%d]", frameSummary(f), f.EntrySeq, f.ExitSeq))
+	}
+	want := []string{
+		"main.main#1() caller= exit=returned [1,12]",
+		"main.noop#1() caller=main.main#1 exit=returned at main.go:30 [2,3]",
+		"main.square.isShape#1(~p0=main.square{side: 3}) caller=main.main#1 exit=returned at main.go:32 [4,5]",
+		"main.area#1(s=main.square{side: 3}) caller=main.main#1 exit=returned at main.go:33 [6,9]",
+		"main.noop#2() caller=main.area#1 exit=returned at main.go:25 [7,8]",
+		"main.noop#3() caller=main.main#1 exit=returned at main.go:34 [10,11]",
+	}
+	if g, w := strings.Join(got, "\n"), strings.Join(want, "\n"); g != w {
+		t.Fatalf("index:\n%s\n\nwant:\n%s", g, w)
+	}
+}
+
 func TestRecordPanicOutcome(t *testing.T) {
 	rec, _ := record(t, "go", "run", "./testdata/nilmap")
 	p := rec.Outcome.Panic

@@ -1,0 +1,35 @@
+// Command empty calls functions whose bodies are empty: compiled, each is a
+// single RET instruction, where a function's entry and its return are one
+// address. It has no bug and exits 0.
+package main
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// order is initialised by the linker: the package initializer is left
+// with nothing to do but return.
+var order = binary.LittleEndian
+
+type shape interface{ isShape() }
+
+type square struct{ side int }
+
+// isShape marks square as a shape.
+func (square) isShape() {}
+
+func noop() {}
+
+func area(s square) int {
+	noop()
+	return s.side * s.side
+}
+
+func main() {
+	noop()
+	var s shape = square{side: 3}
+	s.isShape()
+	fmt.Println("area", area(square{side: 3}), order)
+	noop()
+}
