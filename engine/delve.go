@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -34,12 +35,29 @@ type Program struct {
 	ModulePath string
 }
 
+// TempDir is the directory the target's os.TempDir returns: $TMPDIR as
+// the target sees it (prog.Env, else adi's environment), else /tmp.
+func (prog *Program) TempDir() string {
+	dir := os.Getenv("TMPDIR")
+	for _, kv := range prog.Env {
+		if v, ok := strings.CutPrefix(kv, "TMPDIR="); ok {
+			dir = v
+		}
+	}
+	if dir == "" {
+		return "/tmp"
+	}
+	return filepath.Clean(dir)
+}
+
 // process is one run of the target under Delve, with its output captured.
 type process struct {
 	d      *debugger.Debugger
 	stdout *capture
 	stderr *capture
 	done   sync.Once
+	// tmp is the target's temporary directory (see Program.TempDir).
+	tmp string
 }
 
 // capture collects a stream of the target's output, bounded in memory: past
@@ -108,7 +126,7 @@ func launch(prog *Program, maxOutput int, output OutputFunc) (*process, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &process{stdout: stdout, stderr: stderr}
+	p := &process{stdout: stdout, stderr: stderr, tmp: prog.TempDir()}
 	cfg := &debugger.Config{
 		WorkingDir: prog.Dir,
 		Backend:    "native",

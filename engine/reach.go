@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/go-delve/delve/pkg/proc"
@@ -259,7 +260,7 @@ func enterFrame(tgt *proc.Target, th proc.Thread, p *process, f *trace.Frame, cf
 		return nil, err
 	}
 	args := convertVars(filterVars(vars, false))
-	if d := diffArgs(f.Args, args); d != "" {
+	if d := diffArgs(f.Args, args, p.tmp); d != "" {
 		return nil, &DivergenceError{FID: f.FID, Detail: d}
 	}
 	// Composite arguments that the instrumenting recorder kept shallowly
@@ -278,13 +279,13 @@ func enterFrame(tgt *proc.Target, th proc.Thread, p *process, f *trace.Frame, cf
 }
 
 // diffArgs describes the first difference between recorded and observed
-// arguments, or returns "".
-func diffArgs(want, got []trace.Value) string {
+// arguments, or returns ""; tmp is the target's temporary directory.
+func diffArgs(want, got []trace.Value, tmp string) string {
 	if len(want) != len(got) {
 		return fmt.Sprintf("the frame has %d arguments, the recording %d", len(got), len(want))
 	}
 	for i := range want {
-		if !sameArg(&want[i], &got[i]) {
+		if !sameArg(&want[i], &got[i], tmp) {
 			return fmt.Sprintf("argument %s is %s, the recording has %s", want[i].Name, got[i].Text, want[i].Text)
 		}
 	}
@@ -294,13 +295,59 @@ func diffArgs(want, got []trace.Value) string {
 // sameArg reports whether an argument observed at the frame's entry is the
 // recorded one. The instrumenting recorder records composite values
 // shallowly (Cut, without children): for those only the kind, nil-ness and
-// length are compared.
-func sameArg(want, got *trace.Value) bool {
+// length are compared. A path in the temporary directory tmp is the same
+// whatever random names os.MkdirTemp and t.TempDir gave it (see
+// sameTempPath).
+func sameArg(want, got *trace.Value, tmp string) bool {
 	if shallow(want) {
 		return want.Kind == got.Kind && want.Nil == got.Nil &&
 			(want.Kind != trace.KindSlice && want.Kind != trace.KindMap || want.Len == got.Len)
 	}
-	return want.Same(got)
+	if want.Same(got) {
+		return true
+	}
+	return want.Kind == trace.KindString && want.Type == got.Type && sameTempPath(want.Text, got.Text, tmp)
+}
+
+// sameTempPath reports whether two string values (their quoted text) are
+// one path in the temporary directory tmp, made by two runs: the same but
+// for the random numbers of the names os.MkdirTemp and os.CreateTemp made
+// (a decimal uint32, so in practice runs of 6 digits or more: t.TempDir's
+// numbered subdirectories, "001", must still match, and so must file1 and
+// file2 not).
+func sameTempPath(want, got, tmp string) bool {
+	if tmp == "" || tmp == "/" {
+		return false
+	}
+	prefix := strconv.Quote(tmp + "/")
+	prefix = prefix[:len(prefix)-1] // without the closing quote
+	if !strings.HasPrefix(want, prefix) || !strings.HasPrefix(got, prefix) {
+		return false
+	}
+	return maskRandom(want) == maskRandom(got)
+}
+
+// maskRandom replaces each run of 6 digits or more in s with '#'.
+func maskRandom(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		j := i
+		for j < len(s) && '0' <= s[j] && s[j] <= '9' {
+			j++
+		}
+		switch {
+		case j-i >= 6:
+			b.WriteByte('#')
+			i = j
+		case j > i:
+			b.WriteString(s[i:j])
+			i = j
+		default:
+			b.WriteByte(s[i])
+			i++
+		}
+	}
+	return b.String()
 }
 
 // shallow reports whether v is a composite value recorded without its

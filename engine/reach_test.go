@@ -95,3 +95,53 @@ func BenchmarkReach(b *testing.B) {
 		})
 	}
 }
+
+// TestSameTempPath checks which differences of a string argument the
+// divergence check puts down to the random names of a temporary directory.
+func TestSameTempPath(t *testing.T) {
+	for _, c := range []struct {
+		want, got, tmp string
+		same           bool
+	}{
+		{`"/tmp/TestX2761584080/001/notes.txt"`, `"/tmp/TestX4052667386/001/notes.txt"`, "/tmp", true},
+		{`"/tmp/cobra-test2283722415/test"`, `"/tmp/cobra-test2949793501/test"`, "/tmp", true},
+		{`"/scratch/go-build1234567/b001"`, `"/scratch/go-build7654321/b001"`, "/scratch", true},
+		// Not in the temporary directory.
+		{`"/home/u/run2761584080.log"`, `"/home/u/run4052667386.log"`, "/tmp", false},
+		{`"/tmp/TestX2761584080/001"`, `"/tmp/TestX4052667386/001"`, "", false},
+		// t.TempDir's numbered directories and short numbers are not random.
+		{`"/tmp/TestX2761584080/001/notes.txt"`, `"/tmp/TestX4052667386/002/notes.txt"`, "/tmp", false},
+		{`"/tmp/TestX2761584080/file1"`, `"/tmp/TestX4052667386/file2"`, "/tmp", false},
+		// The rest of the path must be the same.
+		{`"/tmp/TestX2761584080/a.txt"`, `"/tmp/TestY4052667386/a.txt"`, "/tmp", false},
+		{`"/tmp/TestX2761584080/a.txt"`, `"/tmp/TestX4052667386/b.txt"`, "/tmp", false},
+	} {
+		if got := sameTempPath(c.want, c.got, c.tmp); got != c.same {
+			t.Errorf("sameTempPath(%s, %s, %q) = %v, want %v", c.want, c.got, c.tmp, got, c.same)
+		}
+	}
+}
+
+// TestTempDirArgument builds the trace of a frame whose argument is a path
+// in t.TempDir(), which has another random name in the re-execution than
+// in the recording: the same invocation, not a divergence.
+func TestTempDirArgument(t *testing.T) {
+	s, err := Open(context.Background(), []string{"go", "test", "./testdata/tempdir"}, repoRoot(t), Options{Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	f, err := s.Recording().Frame(trace.FID{Func: "github.com/adi-go/adi/testdata/tempdir.CountLines", Index: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	flt, err := s.FLT(ctx, f)
+	if err != nil {
+		t.Fatalf("trace of %s: %v", f.FID, err)
+	}
+	if len(flt.Steps) == 0 || flt.Steps[0].Line != 12 || flt.Steps[len(flt.Steps)-1].Line != 20 {
+		t.Fatalf("trace of %s: %+v", f.FID, flt.Steps)
+	}
+}
