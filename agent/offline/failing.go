@@ -1,6 +1,7 @@
 package offline
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"go/ast"
@@ -35,7 +36,9 @@ type failure struct {
 var testFailRE = regexp.MustCompile(`\.(Errorf|Error|Fatalf|Fatal|Fail|FailNow)\(`)
 
 // outputLineRE matches a test's report line: "    file_test.go:21: msg".
-var outputLineRE = regexp.MustCompile(`(?m)^\s+(\w[\w.-]*_test\.go):(\d+): (.*)$`)
+// The file is not always a test's: a helper of the module that does not
+// call t.Helper() reports its own line (testutil.go:82).
+var outputLineRE = regexp.MustCompile(`(?m)^\s+(\w[\w.-]*\.go):(\d+): (.*)$`)
 
 // testRoots returns the Seqs of the frames of the failing tests' functions.
 func (d *diagnoser) testRoots() []int32 {
@@ -72,33 +75,49 @@ func (d *diagnoser) failures(ctx context.Context, roots []int32) []failure {
 		n, _ := strconv.Atoi(m[2])
 		reports = append(reports, report{m[1], n, m[3]})
 	}
-	// The frames whose function holds a reported line come first.
+	// The frames whose function holds a reported line come first, then
+	// the test files' frames.
 	var cands, rest []int32
-	for _, seq := range d.subtree(roots...) {
-		decl := d.declOf(seq)
-		if !isTestFile(decl.File) {
-			continue
+	holding := map[trace.Pos]bool{} // by function (its declaration)
+	holds := func(decl trace.Pos) bool {
+		h, ok := holding[decl]
+		if ok {
+			return h
 		}
-		holds := false
 		if file, err := d.src.File(decl.File); err == nil {
 			for _, r := range reports {
 				if r.file != filepath.Base(decl.File) {
 					continue
 				}
 				if fn, _ := file.FuncAt(r.line); fn != nil && file.Line(fn.Pos()) == decl.Line {
-					holds = true
+					h = true
 				}
 			}
 		}
-		if holds {
+		holding[decl] = h
+		return h
+	}
+	for _, seq := range d.subtree(roots...) {
+		decl := d.declOf(seq)
+		switch {
+		case holds(decl):
 			cands = append(cands, seq)
-		} else {
+		case isTestFile(decl.File):
 			rest = append(rest, seq)
 		}
 	}
 	if len(cands) == 0 {
 		cands = rest
 	}
+	// A frame that t.Fatal (runtime.Goexit) or a panic ended failed for
+	// sure: it comes first.
+	ended := func(seq int32) int {
+		if d.rec.ExitOf(int(seq)) == trace.Returned {
+			return 1
+		}
+		return 0
+	}
+	slices.SortStableFunc(cands, func(a, b int32) int { return cmp.Compare(ended(a), ended(b)) })
 	// A frame's trace is built up to its first reported line only: the
 	// first failed assertion is the evidence, and a table-driven test's
 	// trace goes on for thousands of statements after it.
@@ -113,6 +132,9 @@ func (d *diagnoser) failures(ctx context.Context, roots []int32) []failure {
 	var out []failure
 	used := make([]bool, len(reports))
 	for i, seq := range cands {
+		if len(reports) > 0 && !slices.Contains(used, false) {
+			break // every report is found
+		}
 		if i >= maxTestFLTs {
 			d.note(fmt.Sprintf("only %d of the failing tests' frames were searched for failed assertions", maxTestFLTs))
 			break

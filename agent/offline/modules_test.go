@@ -2,8 +2,10 @@ package offline
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -41,6 +43,9 @@ func TestDiagnoseModules(t *testing.T) {
 		line   int
 		method string
 		fix    report.Status
+		// reported is where the evidence must show the test's report
+		// ("file:line"), if set.
+		reported string
 	}{
 		{"helper check", map[string]string{
 			"clamp.go": `package m
@@ -72,7 +77,43 @@ func TestClamp(t *testing.T) {
 	check(t, Clamp(10, 0, 10), 9)
 	check(t, Clamp(-3, 0, 10), 0)
 }
-`}, 8, "boundary", report.Passed},
+`}, 8, "boundary", report.Passed, "clamp_test.go:14"},
+		{"check in a file that is not a test", map[string]string{
+			"clamp.go": `package m
+
+// Clamp limits x to [lo, hi).
+func Clamp(x, lo, hi int) int {
+	if x < lo {
+		return lo
+	}
+	if x > hi {
+		return hi - 1
+	}
+	return x
+}
+`,
+			// A helper of the package itself, without t.Helper(): the test
+			// reports its line, in checks.go.
+			"checks.go": `package m
+
+import "testing"
+
+func check(t testing.TB, got, want int) {
+	if got != want {
+		t.Errorf("got %d, want %d", got, want)
+	}
+}
+`,
+			"clamp_test.go": `package m
+
+import "testing"
+
+func TestClamp(t *testing.T) {
+	check(t, Clamp(5, 0, 10), 5)
+	check(t, Clamp(10, 0, 10), 9)
+	check(t, Clamp(-3, 0, 10), 0)
+}
+`}, 8, "boundary", report.Passed, "checks.go:7"},
 		{"overwritten err", map[string]string{
 			"area.go": `package m
 
@@ -103,7 +144,7 @@ func TestAreaOK(t *testing.T) {
 		t.Errorf("Area(3, 4) = %d, %v", a, err)
 	}
 }
-`}, 7, "dropped-error", ""},
+`}, 7, "dropped-error", "", "area_test.go:7"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -127,6 +168,11 @@ func TestAreaOK(t *testing.T) {
 			}
 			if len(d.Evidence) == 0 || d.Evidence[0].Claim == "" || d.Evidence[0].File == "" {
 				t.Errorf("no evidence of the failed check: %+v", d.Evidence)
+			}
+			if tc.reported != "" && !slices.ContainsFunc(d.Evidence, func(e report.Evidence) bool {
+				return fmt.Sprintf("%s:%d", filepath.Base(e.File), e.Line) == tc.reported && strings.Contains(e.Claim, "reported")
+			}) {
+				t.Errorf("no evidence of the report at %s: %+v", tc.reported, d.Evidence)
 			}
 			switch {
 			case tc.fix == "" && d.Fix != "":
