@@ -145,3 +145,46 @@ func TestTempDirArgument(t *testing.T) {
 		t.Fatalf("trace of %s: %+v", f.FID, flt.Steps)
 	}
 }
+
+// TestDroppedWholeBefore records route with a frame limit, with both
+// recorders: the recording left frames out, but is whole before its last
+// kept frame, so counting entries (route) and walking alone (walkFast)
+// still work for the frames that ran before it.
+func TestDroppedWholeBefore(t *testing.T) {
+	for _, k := range []RecorderKind{RecorderDelve, RecorderInstrument} {
+		t.Run(string(k), func(t *testing.T) {
+			s, err := Open(context.Background(), []string{"go", "run", "./testdata/route"}, repoRoot(t),
+				Options{Recorder: k, Limits: Limits{MaxFrames: 300}, Timeout: time.Minute})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			rec := s.Recording()
+			// main#1, warm#1 and leaf#1 to leaf#298.
+			last, ok := rec.Find(trace.FID{Func: "main.leaf", Index: 298})
+			if !rec.Dropped || !ok || rec.CompleteBefore != rec.At(last).EntrySeq {
+				t.Fatalf("dropped %v, whole before %d, leaf#298 (found %v) entered at %d", rec.Dropped, rec.CompleteBefore, ok, rec.At(last).EntrySeq)
+			}
+			warm, _ := rec.Find(trace.FID{Func: "main.warm", Index: 1})
+			leaf, _ := rec.Find(trace.FID{Func: "main.leaf", Index: 200})
+			if n, ok := rec.EntriesBetween(warm, leaf); n != 200 || !ok {
+				t.Errorf("EntriesBetween(warm#1, leaf#200) = %d, %v, want 200, true", n, ok)
+			}
+			if _, ok := rec.EntriesBetween(warm, last); ok {
+				t.Errorf("EntriesBetween(warm#1, leaf#298): the recording is not whole up to leaf#298")
+			}
+			if alone, _ := rec.RunsAlone(leaf); !alone {
+				t.Errorf("leaf#200 does not run alone")
+			}
+			if alone, _ := rec.RunsAlone(warm); alone {
+				t.Errorf("warm#1 runs alone in a recording that dropped some of its callees")
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			flt, err := s.FLT(ctx, rec.At(leaf))
+			if err != nil || len(flt.Steps) != 1 || flt.Steps[0].Line != 8 {
+				t.Fatalf("trace of leaf#200: %+v, %v", flt, err)
+			}
+		})
+	}
+}

@@ -1198,6 +1198,11 @@ func (b *builder) finish(status int, ctxErr error, timeout time.Duration, stdout
 	out.FailedTests = failedTests(stdout)
 	b.fixSpawns()
 	b.limit()
+	if stopped {
+		// Entries lost when the file filled have no number: no point of
+		// the run order is known to come before them all.
+		b.rec.CompleteBefore = 0
+	}
 	b.rec.Index()
 }
 
@@ -1301,6 +1306,8 @@ func (b *builder) limit() {
 			extra++
 		}
 	}
+	// The first max frames are those entered before the last of them.
+	b.rec.CompleteBefore = b.rec.At(max - 1).EntrySeq
 	b.rec.Keep(keep)
 	b.rec.Dropped = true
 	b.keptValues()

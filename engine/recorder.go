@@ -346,6 +346,9 @@ func (r *recorder) stopRecording() error {
 	}
 	r.rec.Partial = fmt.Sprintf("frame limit reached: only the first %d frames were recorded (raise --max-frames)", r.lim.MaxFrames)
 	r.rec.Dropped = true
+	// Entries after the last one recorded were not, nor were those the
+	// same stop saw after it.
+	r.rec.CompleteBefore = r.frames[len(r.frames)-1].EntrySeq
 	r.full = false
 	r.stopped = true
 	return nil

@@ -51,6 +51,11 @@ type Recording struct {
 	// Dropped is set when a limit of the recorder (of frames, of the
 	// record file's size) left frames of the run out (Partial says which).
 	Dropped bool
+	// CompleteBefore is, when Dropped, a point of the run order before
+	// which the recording is whole: every frame entered before it (with
+	// an EntrySeq below it) is in the recording. 0 when the recorder
+	// knows of no such point.
+	CompleteBefore uint64
 
 	indexed bool
 	// unordered is set when some function's frames are not in order of

@@ -1161,15 +1161,22 @@ func NewRecording(frames ...*Frame) *Recording {
 	return r
 }
 
+// wholeBefore reports whether every frame entered before the point at of
+// the run order is in the recording.
+func (r *Recording) wholeBefore(at uint64) bool {
+	return !r.Dropped || at < r.CompleteBefore
+}
+
 // RunsAlone reports whether frame seq and every frame it called (directly
 // or not) or spawned ended by returning, or by the panic that ended the
 // run (the frame of Outcome.Panic and its callers), and no other frame of
 // its function ran meanwhile: none was entered before seq ended and left
 // after seq was entered, on any goroutine. panics reports that the run's
 // panic ended seq or a frame below it. The recording must be indexed and
-// complete (see Dropped), else RunsAlone says false.
+// whole while seq ran (see Dropped and CompleteBefore), else RunsAlone
+// says false.
 func (r *Recording) RunsAlone(seq int) (alone, panics bool) {
-	if !r.indexed || r.Dropped || seq < 0 || seq >= len(r.rows) {
+	if !r.indexed || seq < 0 || seq >= len(r.rows) {
 		return false, false
 	}
 	// The frames the run's panic unwound (a recovered panic elsewhere
@@ -1203,7 +1210,7 @@ func (r *Recording) RunsAlone(seq int) (alone, panics bool) {
 	if end == 0 && unwound[int32(seq)] {
 		end = math.MaxUint32
 	}
-	if end == 0 {
+	if end == 0 || !r.wholeBefore(uint64(end)) {
 		return false, false
 	}
 	for _, o := range r.funcs[f.fn].frames {
@@ -1227,14 +1234,15 @@ func (r *Recording) RunsAlone(seq int) (alone, panics bool) {
 // EntriesBetween returns how many frames of frame seq's function were
 // entered after frame from and up to seq, seq included: the entries of
 // the function a re-execution stopped at from's entry counts to reach
-// seq. ok is false when the recording cannot say: it left frames out
-// (Dropped), or from was not entered before seq.
+// seq. ok is false when the recording cannot say: it left out frames
+// entered before seq (see Dropped and CompleteBefore), or from was not
+// entered before seq.
 func (r *Recording) EntriesBetween(from, seq int) (n int, ok bool) {
-	if !r.indexed || r.Dropped || from < 0 || seq < 0 || from >= len(r.rows) || seq >= len(r.rows) {
+	if !r.indexed || from < 0 || seq < 0 || from >= len(r.rows) || seq >= len(r.rows) {
 		return 0, false
 	}
 	lo, hi := r.rows[from].entry, r.rows[seq].entry
-	if lo >= hi {
+	if lo >= hi || !r.wholeBefore(uint64(hi)) {
 		return 0, false
 	}
 	frames := r.funcs[r.rows[seq].fn].frames // in order of entry

@@ -482,6 +482,19 @@ func TestRunsAlone(t *testing.T) {
 	if alone, _ := r.RunsAlone(4); alone {
 		t.Errorf("RunsAlone in a recording that dropped frames")
 	}
+	// Whole before the point 21 of the run: step#1 (10 to 20) still runs
+	// alone; spin#1 (31 to 40) may have had company that was dropped.
+	r.CompleteBefore = 21
+	if alone, _ := r.RunsAlone(4); !alone {
+		t.Errorf("RunsAlone(main.step#1) in a recording whole up to its end")
+	}
+	if alone, _ := r.RunsAlone(8); alone {
+		t.Errorf("RunsAlone(main.spin#1) in a recording whole only before it")
+	}
+	r.CompleteBefore = 20
+	if alone, _ := r.RunsAlone(4); alone {
+		t.Errorf("RunsAlone(main.step#1) in a recording whole only before its end")
+	}
 }
 
 // TestEntriesBetween counts the entries of a frame's function after
@@ -527,6 +540,15 @@ func TestEntriesBetween(t *testing.T) {
 	r.Dropped = true
 	if _, ok := r.EntriesBetween(seq("main.main", 1), seq("main.f", 4)); ok {
 		t.Errorf("EntriesBetween in a recording that dropped frames")
+	}
+	// Whole before the point 10 of the run: f#3 (entered at 8) is
+	// counted, f#4 (at 12) is not.
+	r.CompleteBefore = 10
+	if n, ok := r.EntriesBetween(seq("main.main", 1), seq("main.f", 3)); n != 3 || !ok {
+		t.Errorf("EntriesBetween(main.main#1, main.f#3) = %d, %v in a recording whole up to f#3, want 3, true", n, ok)
+	}
+	if _, ok := r.EntriesBetween(seq("main.main", 1), seq("main.f", 4)); ok {
+		t.Errorf("EntriesBetween(main.main#1, main.f#4) in a recording whole only before f#4")
 	}
 }
 
