@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -110,5 +111,37 @@ func TestOpenRecordsFailedTestsAlone(t *testing.T) {
 				t.Errorf("the session runs %q", s.prog.Args)
 			}
 		})
+	}
+}
+
+// TestOpenArgv0: a program that passes os.Args[0] on to its own functions
+// (flag.NewFlagSet(os.Args[0], …) does) calls them with the same argument
+// in the recording and in the re-executions, whichever build ran.
+func TestOpenArgv0(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"go.mod":  "module example.com/argv0\n\ngo 1.21\n",
+		"main.go": "package main\n\nimport (\n\t\"fmt\"\n\t\"os\"\n)\n\nfunc usage(prog string) string {\n\treturn \"usage: \" + prog\n}\n\nfunc main() {\n\tfmt.Println(len(usage(os.Args[0])) > 7)\n}\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := Open(context.Background(), []string{"go", "run", "."}, dir, Options{Recorder: RecorderInstrument, Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	f, err := s.Recording().Frame(trace.FID{Func: "main.usage", Index: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Args) != 1 || f.Args[0].Text != strconv.Quote(s.prog.Path) {
+		t.Errorf("main.usage#1's arguments %+v, want the program's path %q", f.Args, s.prog.Path)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := s.FLT(ctx, f); err != nil {
+		t.Errorf("trace of main.usage#1: %v", err)
 	}
 }

@@ -126,6 +126,10 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 	// Closed at the end, or sooner (see below).
 	defer records.Close()
 	cmd := exec.Command(in.path, prog.Args...)
+	// os.Args[0] is the plain build's, as in every re-execution under
+	// Delve: a program that passes it on (flag.NewFlagSet(os.Args[0], …),
+	// a usage line) calls its functions with the same argument.
+	cmd.Args[0] = prog.Path
 	cmd.Dir = prog.Dir
 	cmd.Env = append(os.Environ(), prog.Env...)
 	// The records file is the target's descriptor 3.
