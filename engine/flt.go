@@ -124,7 +124,8 @@ func (in *inFrame) walk(ctx context.Context, at func(v *visit) bool) ([]*visit, 
 }
 
 // fillResults replaces the results that the instrumenting recorder kept
-// shallowly with the values Delve read when the frame returned (rets).
+// shallowly, or by number only (see named), with the values Delve read
+// when the frame returned (rets).
 func (in *inFrame) fillResults(rets []trace.Value) {
 	f := in.frame
 	if len(rets) != len(f.Results) {
@@ -132,7 +133,7 @@ func (in *inFrame) fillResults(rets []trace.Value) {
 	}
 	filled := false
 	for i := range f.Results {
-		if shallow(&f.Results[i]) {
+		if shallow(&f.Results[i]) || named(&f.Results[i], &rets[i]) {
 			v := rets[i]
 			v.Name = f.Results[i].Name
 			f.Results[i] = v

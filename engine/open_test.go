@@ -145,3 +145,57 @@ func TestOpenArgv0(t *testing.T) {
 		t.Errorf("trace of main.usage#1: %v", err)
 	}
 }
+
+// TestOpenConstantArgs: Delve names an integer of a type with constants by
+// them ("Read|Write (3)"), the instrumenting recorder by its number: the
+// same argument, whose name the trace then shows.
+func TestOpenConstantArgs(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"go.mod": "module example.com/consts\n\ngo 1.21\n",
+		"main.go": `package main
+
+import "fmt"
+
+type Mode uint8
+
+const (
+	Read Mode = 1 << iota
+	Write
+)
+
+func open(m Mode) Mode {
+	return m & Write
+}
+
+func main() {
+	fmt.Println(open(Read), open(Read|Write), open(8))
+}
+`,
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := Open(context.Background(), []string{"go", "run", "."}, dir, Options{Recorder: RecorderInstrument, Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for i, want := range []struct{ arg, result string }{{"Read (1)", "0"}, {"Read|Write (3)", "Write (2)"}, {"8", "0"}} {
+		f, err := s.Recording().Frame(trace.FID{Func: "main.open", Index: i + 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		flt, err := s.FLT(ctx, f)
+		if err != nil {
+			t.Errorf("trace of %s: %v", f.FID, err)
+			continue
+		}
+		if a, r := flt.Frame.Args, flt.Frame.Results; len(a) != 1 || a[0].Text != want.arg || len(r) != 1 || r[0].Text != want.result {
+			t.Errorf("%s's argument and result in its trace: %+v, %+v; want %s, %s", f.FID, a, r, want.arg, want.result)
+		}
+	}
+}

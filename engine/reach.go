@@ -264,10 +264,11 @@ func enterFrame(tgt *proc.Target, th proc.Thread, p *process, f *trace.Frame, cf
 		return nil, &DivergenceError{FID: f.FID, Detail: d}
 	}
 	// Composite arguments that the instrumenting recorder kept shallowly
-	// are filled in from the debugger, now that it is at the frame.
+	// are filled in from the debugger, now that it is at the frame, and
+	// so are the names of constants (see number).
 	filled := false
 	for i := range f.Args {
-		if shallow(&f.Args[i]) {
+		if shallow(&f.Args[i]) || named(&f.Args[i], &args[i]) {
 			f.Args[i] = args[i]
 			filled = true
 		}
@@ -306,7 +307,26 @@ func sameArg(want, got *trace.Value, tmp string) bool {
 	if want.Same(got) {
 		return true
 	}
-	return want.Kind == trace.KindString && want.Type == got.Type && sameTempPath(want.Text, got.Text, tmp)
+	return named(want, got) || want.Kind == trace.KindString && want.Type == got.Type && sameTempPath(want.Text, got.Text, tmp)
+}
+
+// named reports whether got is the integer want named by constants of its
+// type: Delve names a value of a type with constants by them,
+// "ExitOnError (1)" or "Read|Write (3)", where the instrumenting recorder
+// has "1" and "3".
+func named(want, got *trace.Value) bool {
+	return (want.Kind == trace.KindInt || want.Kind == trace.KindUint) && want.Kind == got.Kind && want.Type == got.Type &&
+		want.Text != got.Text && number(want.Text) == number(got.Text)
+}
+
+// number is the number of an integer's text (see named).
+func number(text string) string {
+	if strings.HasSuffix(text, ")") {
+		if i := strings.LastIndex(text, " ("); i >= 0 {
+			return text[i+2 : len(text)-1]
+		}
+	}
+	return text
 }
 
 // sameTempPath reports whether two string values (their quoted text) are
