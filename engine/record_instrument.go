@@ -238,18 +238,25 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 		b.rec.SetValueSource(src)
 		runtime.AddCleanup(b.rec, (*fileValues).close, src)
 	}
+	// finish rewrites b.valuesEnd when the frame limit drops frames (see
+	// keptValues): the first trim keeps every value attached, the second
+	// frees those of the frames dropped.
+	ends := slices.Clone(b.valuesEnd)
 	released := make(chan struct{})
 	go func() {
 		if src != nil {
-			src.trim(records, b.valuesEnd)
+			src.trim(records, ends)
 		} else {
 			t.Close()
 		}
-		records.Close()
 		close(released)
 	}()
 	b.finish(status, ctx.Err(), opts.Timeout, stdout.String(), stderr.String(), t.Stopped)
 	<-released
+	if src != nil && !slices.Equal(ends, b.valuesEnd) {
+		src.trim(records, b.valuesEnd)
+	}
+	records.Close()
 	if opts.Times != nil {
 		*opts.Times = RecordTimes{Run: ended.Sub(start), Index: time.Since(ended), Records: b.records, AfterRun: b.records - b.atExit}
 	}

@@ -126,6 +126,26 @@ func TestInstrumentMaxFrames(t *testing.T) {
 	}
 }
 
+// TestInstrumentMaxFramesValues: the values of the frames kept past the
+// frame limit stay readable in the record file while the file is trimmed
+// of the others' (the trim ran while the limit chose the frames kept, and
+// freed values that were still needed: go test -race catches it).
+func TestInstrumentMaxFramesValues(t *testing.T) {
+	s, _ := openInstrumented(t, []string{"go", "run", "./testdata/bench/fib", "22"}, repoRoot(t), Limits{MaxFrames: 10000}, time.Minute)
+	rec := s.Recording()
+	if rec.Len() != 10000 || !rec.Dropped {
+		t.Fatalf("%d frames, dropped %v", rec.Len(), rec.Dropped)
+	}
+	for f := range rec.All {
+		if f.FID.Func != "main.fib" {
+			continue
+		}
+		if len(f.Args) != 1 || f.Args[0].Text == "" || f.Args[0].Error != "" || len(f.Results) != 1 || f.Results[0].Text == "" || f.Results[0].Error != "" {
+			t.Fatalf("%s: arguments %+v, results %+v", f.FID, f.Args, f.Results)
+		}
+	}
+}
+
 // TestInstrumentEdgeCases compares the two recorders on programs that end
 // by log.Fatal (no deferred call runs) or a deadlock (a fatal error), that
 // stop a test with t.Fatal
