@@ -111,10 +111,12 @@ func indirectEntries(p *process, rec *trace.Recording, f *trace.Frame) []uint64 
 
 // hop is a stop on the way to a frame: the entry of frame at, the hits-th
 // entry of its function after the previous stop (after the start, for the
-// first).
+// first), counting only the entries on the previous stop's goroutine when
+// local.
 type hop struct {
-	at   trace.FID
-	hits int
+	at    trace.FID
+	hits  int
+	local bool
 }
 
 // route plans the re-execution to frame f. Counting the entries of f's
@@ -124,8 +126,15 @@ type hop struct {
 // after it (trace.Recording.EntriesBetween), can cost far fewer: route
 // takes the cheapest way down the callers, as long as the recording can
 // count (it left no frames out).
+//
+// A count of a function whose frames ran on several goroutines depends on
+// how the scheduler interleaved them (parallel tests): it may reach
+// another invocation in the re-execution, which the argument check then
+// calls a divergence. Counting from a caller on the frame's own goroutine
+// only that goroutine's entries (trace.Recording.EntriesBetweenOn) does
+// not, so route takes such a way whenever there is one.
 func route(rec *trace.Recording, f *trace.Frame) []hop {
-	direct := []hop{{f.FID, f.FID.Index}}
+	direct := []hop{{at: f.FID, hits: f.FID.Index}}
 	if rec == nil || f.Seq < 0 || f.Seq >= rec.Len() || rec.FIDOf(f.Seq) != f.FID {
 		return direct
 	}
@@ -135,14 +144,39 @@ func route(rec *trace.Recording, f *trace.Frame) []hop {
 	for s := f.Seq; s >= 0 && len(chain) < 128; s = rec.ParentOf(s) {
 		chain = append(chain, s)
 	}
+	// A count that the scheduler can change costs more than any other.
+	shared := map[string]bool{}
+	risk := func(s int) int {
+		fn := rec.FuncOf(s)
+		on, ok := shared[fn]
+		if !ok {
+			on = rec.OnGoroutines(fn)
+			shared[fn] = on
+		}
+		if on {
+			return 1 << 30
+		}
+		return 0
+	}
+	// count is the hop from chain[j] to chain[i].
+	count := func(j, i int) (hop, int, bool) {
+		h := hop{at: rec.FIDOf(chain[i])}
+		if n, ok := rec.EntriesBetweenOn(chain[j], chain[i]); ok {
+			h.hits, h.local = n, true
+			return h, n, true
+		}
+		n, ok := rec.EntriesBetween(chain[j], chain[i])
+		h.hits = n
+		return h, n + risk(chain[i]), ok
+	}
 	// cost[i]: the stops to reach chain[i]; via[i]: the caller stopped at
 	// before it, -1 for none.
 	cost := make([]int, len(chain))
 	via := make([]int, len(chain))
 	for i := len(chain) - 1; i >= 0; i-- {
-		cost[i], via[i] = rec.FIDOf(chain[i]).Index, -1
+		cost[i], via[i] = rec.FIDOf(chain[i]).Index+risk(chain[i]), -1
 		for j := i + 1; j < len(chain); j++ {
-			if n, ok := rec.EntriesBetween(chain[j], chain[i]); ok && cost[j]+n < cost[i] {
+			if _, n, ok := count(j, i); ok && cost[j]+n < cost[i] {
 				cost[i], via[i] = cost[j]+n, j
 			}
 		}
@@ -151,7 +185,7 @@ func route(rec *trace.Recording, f *trace.Frame) []hop {
 	for i := 0; i >= 0; i = via[i] {
 		h := hop{at: rec.FIDOf(chain[i]), hits: rec.FIDOf(chain[i]).Index}
 		if via[i] >= 0 {
-			h.hits, _ = rec.EntriesBetween(chain[via[i]], chain[i])
+			h, _, _ = count(via[i], i)
 		}
 		hops = append(hops, h)
 	}
@@ -162,21 +196,23 @@ func route(rec *trace.Recording, f *trace.Frame) []hop {
 // reachIn runs the process along hops to frame f (the last hop's stop).
 func reachIn(ctx context.Context, p *process, f *trace.Frame, hops []hop, lim Limits) (*inFrame, error) {
 	from := "the start"
+	goid := int64(-1) // the goroutine of the previous stop
 	for i, h := range hops {
 		last := i == len(hops)-1
-		in, err := p.stopAt(ctx, f, h, from, last, lim)
+		in, g, err := p.stopAt(ctx, f, h, from, goid, last, lim)
 		if err != nil || last {
 			return in, err
 		}
-		from = h.at.String()
+		from, goid = h.at.String(), g
 	}
 	return nil, fmt.Errorf("internal error: no way to %s", f.FID)
 }
 
 // stopAt continues the process from where it is (from, the previous hop's
-// frame) to the h.hits-th entry of h.at's function. At the last hop it
-// checks the arguments there against f's.
-func (p *process) stopAt(ctx context.Context, f *trace.Frame, h hop, from string, last bool, lim Limits) (*inFrame, error) {
+// frame, on goroutine goid) to the h.hits-th entry of h.at's function. At
+// the last hop it checks the arguments there against f's; before, it
+// returns the goroutine it stopped on.
+func (p *process) stopAt(ctx context.Context, f *trace.Frame, h hop, from string, goid int64, last bool, lim Limits) (*inFrame, int64, error) {
 	grp, unlock := p.d.LockTargetGroup()
 	bi := grp.Selected.BinInfo()
 	var addrs []uint64
@@ -191,32 +227,43 @@ func (p *process) stopAt(ctx context.Context, f *trace.Frame, h hop, from string
 	}
 	unlock()
 	if len(addrs) == 0 {
-		return nil, &DivergenceError{FID: f.FID, Detail: fmt.Sprintf("the function %s is not in the binary", h.at.Func)}
+		return nil, 0, &DivergenceError{FID: f.FID, Detail: fmt.Sprintf("the function %s is not in the binary", h.at.Func)}
 	}
 	id, err := p.setBreakpoint(addrs)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer p.clearBreakpoint(id)
 	cfg := lim.loadConfig()
 	hits := 0
+	since := from
+	if h.local {
+		since += " on its goroutine"
+	}
 	for {
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return nil, 0, ctx.Err()
 		}
 		grp, unlock := p.d.LockTargetGroup()
 		err := grp.Continue()
 		if _, ok := exited(err); ok {
 			unlock()
-			return nil, &DivergenceError{FID: f.FID, Detail: fmt.Sprintf("the program exited after only %d invocation(s) of %s since %s", hits, h.at.Func, from)}
+			return nil, 0, &DivergenceError{FID: f.FID, Detail: fmt.Sprintf("the program exited after only %d invocation(s) of %s since %s", hits, h.at.Func, since)}
 		}
 		if err != nil {
 			unlock()
-			return nil, err
+			return nil, 0, err
 		}
 		for _, th := range grp.Selected.ThreadList() {
 			bs := th.Breakpoint()
 			if bs == nil || bs.Breakpoint == nil || !bs.Active || bs.Breakpoint.Logical == nil || bs.Breakpoint.Logical.LogicalID != id {
+				continue
+			}
+			g, err := proc.GetG(th)
+			if err != nil || g == nil {
+				continue
+			}
+			if h.local && g.ID != goid {
 				continue
 			}
 			hits++
@@ -226,15 +273,15 @@ func (p *process) stopAt(ctx context.Context, f *trace.Frame, h hop, from string
 			if !last {
 				err := grp.Selected.SwitchThread(th.ThreadID())
 				unlock()
-				return nil, err
+				return nil, g.ID, err
 			}
 			in, err := enterFrame(grp.Selected, th, p, f, cfg)
 			unlock()
 			if err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 			in.lim = lim
-			return in, nil
+			return in, g.ID, nil
 		}
 		unlock()
 	}

@@ -23,13 +23,13 @@ func TestRoute(t *testing.T) {
 	if len(f.Args) != 1 || f.Args[0].Text != "1001" {
 		t.Fatalf("main.leaf#502's arguments: %+v", f.Args)
 	}
-	want := []hop{{trace.FID{Func: "main.target", Index: 1}, 1}, {f.FID, 2}}
+	want := []hop{{at: trace.FID{Func: "main.target", Index: 1}, hits: 1}, {at: f.FID, hits: 2, local: true}}
 	if got := route(rec, f); !reflect.DeepEqual(got, want) {
 		t.Fatalf("route to %s: %v, want %v", f.FID, got, want)
 	}
 	// The first frames of a function are reached directly.
 	first, _ := rec.Frame(trace.FID{Func: "main.leaf", Index: 3})
-	if got, want := route(rec, first), []hop{{first.FID, 3}}; !reflect.DeepEqual(got, want) {
+	if got, want := route(rec, first), []hop{{at: first.FID, hits: 3}}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("route to %s: %v, want %v", first.FID, got, want)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -49,7 +49,7 @@ func TestRoute(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.kill()
-	_, err = reachIn(ctx, p, f, []hop{{trace.FID{Func: "main.target", Index: 1}, 1}, {f.FID, 1}}, Limits{}.withDefaults())
+	_, err = reachIn(ctx, p, f, []hop{{at: trace.FID{Func: "main.target", Index: 1}, hits: 1}, {at: f.FID, hits: 1, local: true}}, Limits{}.withDefaults())
 	if err == nil || !reflect.DeepEqual(err.Error(), (&DivergenceError{FID: f.FID, Detail: "argument i is 1000, the recording has 1001"}).Error()) {
 		t.Fatalf("reaching leaf(1000) for %s: %v, want a divergence", f.FID, err)
 	}
@@ -59,8 +59,8 @@ func TestRoute(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p2.kill()
-	_, err = reachIn(ctx, p2, f, []hop{{trace.FID{Func: "main.target", Index: 1}, 1}, {f.FID, 3}}, Limits{}.withDefaults())
-	want2 := "the program exited after only 2 invocation(s) of main.leaf since main.target#1"
+	_, err = reachIn(ctx, p2, f, []hop{{at: trace.FID{Func: "main.target", Index: 1}, hits: 1}, {at: f.FID, hits: 3, local: true}}, Limits{}.withDefaults())
+	want2 := "the program exited after only 2 invocation(s) of main.leaf since main.target#1 on its goroutine"
 	if err == nil || !strings.Contains(err.Error(), want2) {
 		t.Fatalf("reaching a third leaf after target#1: %v, want %q", err, want2)
 	}
@@ -79,7 +79,7 @@ func BenchmarkReach(b *testing.B) {
 	for _, bc := range []struct {
 		name string
 		hops []hop
-	}{{"route", route(rec, f)}, {"direct", []hop{{f.FID, 502}}}} {
+	}{{"route", route(rec, f)}, {"direct", []hop{{at: f.FID, hits: 502}}}} {
 		b.Run(bc.name, func(b *testing.B) {
 			for b.Loop() {
 				p, err := launch(prog, 0, nil)
@@ -186,5 +186,49 @@ func TestDroppedWholeBefore(t *testing.T) {
 				t.Fatalf("trace of leaf#200: %+v, %v", flt, err)
 			}
 		})
+	}
+}
+
+// TestRouteParallel re-executes frames of parallel tests, whose calls of
+// partests.Score interleave differently on every run: counted from the
+// start, Score's invocation numbers would reach other calls (a divergence,
+// most runs); counted on the frame's goroutine from its test's entry, they
+// reach the recorded call.
+func TestRouteParallel(t *testing.T) {
+	s, err := Open(context.Background(), []string{"go", "test", "./testdata/partests"}, repoRoot(t), Options{Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rec := s.Recording()
+	const score = "github.com/adi-go/adi/testdata/partests.Score"
+	if !rec.OnGoroutines(score) {
+		t.Fatalf("%s ran on one goroutine", score)
+	}
+	// The last call of Score on each goroutine, and a few in between.
+	last := map[int64]int{}
+	var seqs []int
+	for seq := range rec.Len() {
+		if rec.FuncOf(seq) == score {
+			last[rec.GoroutineOf(seq)] = seq
+			if rec.FIDOf(seq).Index%70 == 0 {
+				seqs = append(seqs, seq)
+			}
+		}
+	}
+	for _, seq := range last {
+		seqs = append(seqs, seq)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	for _, seq := range seqs {
+		f := rec.At(seq)
+		hops := route(rec, f)
+		if h := hops[len(hops)-1]; !h.local || len(hops) < 2 {
+			t.Errorf("route to %s: %+v, want a count on its goroutine", f.FID, hops)
+		}
+		if _, err := s.FLT(ctx, f); err != nil {
+			t.Errorf("trace of %s (%s): %v", f.FID, f.Args[0].Text, err)
+		}
 	}
 }

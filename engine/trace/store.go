@@ -1255,3 +1255,38 @@ func (r *Recording) EntriesBetween(from, seq int) (n int, ok bool) {
 	}
 	return after(hi) - after(lo), true
 }
+
+// EntriesBetweenOn is EntriesBetween counting only the entries on the
+// goroutine of from, which must be seq's: a goroutine's own calls do not
+// depend on how the scheduler interleaves it with others (parallel tests).
+func (r *Recording) EntriesBetweenOn(from, seq int) (n int, ok bool) {
+	if _, ok := r.EntriesBetween(from, seq); !ok || r.rows[from].goroutine != r.rows[seq].goroutine {
+		return 0, false
+	}
+	lo, hi, g := r.rows[from].entry, r.rows[seq].entry, r.rows[seq].goroutine
+	frames := r.funcs[r.rows[seq].fn].frames // in order of entry
+	i, _ := slices.BinarySearchFunc(frames, lo, func(s int32, e uint32) int { return cmp.Compare(r.rows[s].entry, e) })
+	for ; i < len(frames) && r.rows[frames[i]].entry <= hi; i++ {
+		if w := &r.rows[frames[i]]; w.entry > lo && w.goroutine == g {
+			n++
+		}
+	}
+	return n, true
+}
+
+// OnGoroutines reports whether frames of fn (a function of the recording)
+// ran on more than one goroutine: how its invocations are numbered then
+// depends on the scheduler.
+func (r *Recording) OnGoroutines(fn string) bool {
+	id, ok := r.fnIDs[fn]
+	if !ok {
+		return false
+	}
+	frames := r.funcs[id].frames
+	for _, s := range frames {
+		if r.rows[s].goroutine != r.rows[frames[0]].goroutine {
+			return true
+		}
+	}
+	return false
+}

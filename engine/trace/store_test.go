@@ -552,6 +552,47 @@ func TestEntriesBetween(t *testing.T) {
 	}
 }
 
+// TestEntriesBetweenOn counts the entries of a function on one goroutine
+// while another goroutine calls it too.
+func TestEntriesBetweenOn(t *testing.T) {
+	fr := func(fn string, i int, caller FID, g int64, entry uint64) *Frame {
+		return &Frame{FID: FID{fn, i}, Caller: caller, Goroutine: g, Spawn: g > 1 && caller.Func == "main.main",
+			EntrySeq: entry, ExitSeq: 100 - entry, Exit: Returned}
+	}
+	main1, run1, run2 := FID{"main.main", 1}, FID{"main.run", 1}, FID{"main.run", 2}
+	r := NewRecording(
+		fr("main.main", 1, FID{}, 1, 1),
+		fr("main.run", 1, main1, 2, 2),
+		fr("main.run", 2, main1, 3, 3),
+		fr("main.f", 1, run1, 2, 4),
+		fr("main.f", 2, run2, 3, 5),
+		fr("main.f", 3, run1, 2, 6),
+		fr("main.f", 4, run2, 3, 7),
+	)
+	r.Index()
+	seq := func(f FID) int {
+		s, ok := r.Find(f)
+		if !ok {
+			t.Fatalf("no %s", f)
+		}
+		return s
+	}
+	f3 := FID{"main.f", 3}
+	if n, ok := r.EntriesBetweenOn(seq(run1), seq(f3)); n != 2 || !ok {
+		t.Errorf("EntriesBetweenOn(run#1, f#3) = %d, %v, want 2, true", n, ok)
+	}
+	if n, ok := r.EntriesBetween(seq(run1), seq(f3)); n != 3 || !ok {
+		t.Errorf("EntriesBetween(run#1, f#3) = %d, %v, want 3, true", n, ok)
+	}
+	if _, ok := r.EntriesBetweenOn(seq(run2), seq(f3)); ok {
+		t.Errorf("EntriesBetweenOn(run#2, f#3): f#3 runs on another goroutine")
+	}
+	if !r.OnGoroutines("main.f") || r.OnGoroutines("main.main") || r.OnGoroutines("main.nothing") {
+		t.Errorf("OnGoroutines: main.f %v, main.main %v, main.nothing %v; want true, false, false",
+			r.OnGoroutines("main.f"), r.OnGoroutines("main.main"), r.OnGoroutines("main.nothing"))
+	}
+}
+
 // TestStoreNoCallSites reads a recording whose only frame was entered
 // without a call site (a root frame, before any PosID): a test function
 // that calls nothing the recorder records.
