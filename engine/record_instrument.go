@@ -251,7 +251,7 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 		}
 		close(released)
 	}()
-	b.finish(status, ctx.Err(), opts.Timeout, stdout.String(), stderr.String(), t.Stopped)
+	b.finish(status, ctx.Err(), opts.Timeout, stdout.String(), stderr.String(), t)
 	<-released
 	if src != nil && !slices.Equal(ends, b.valuesEnd) {
 		src.trim(records, b.valuesEnd)
@@ -1178,7 +1178,7 @@ func kindOf(k string) trace.Kind {
 }
 
 // finish sets the outcome and the exits of the frames still open.
-func (b *builder) finish(status int, ctxErr error, timeout time.Duration, stdout, stderr string, stopped bool) {
+func (b *builder) finish(status int, ctxErr error, timeout time.Duration, stdout, stderr string, t *instrument.File) {
 	out := &b.rec.Outcome
 	out.ExitCode = status
 	out.Stdout, out.Stderr = stdout, stderr
@@ -1191,7 +1191,7 @@ func (b *builder) finish(status int, ctxErr error, timeout time.Duration, stdout
 		}
 		b.rec.Partial = msg
 	}
-	if stopped {
+	if t.Stopped {
 		b.rec.Partial = strings.TrimPrefix(b.rec.Partial+"; the record file reached its size limit: frames entered after that are missing", "; ")
 		b.rec.Dropped = true
 	}
@@ -1209,10 +1209,10 @@ func (b *builder) finish(status int, ctxErr error, timeout time.Duration, stdout
 	out.FailedTests = failedTests(stdout)
 	b.fixSpawns()
 	b.limit()
-	if stopped {
-		// Entries lost when the file filled have no number: no point of
-		// the run order is known to come before them all.
-		b.rec.CompleteBefore = 0
+	if t.Stopped && (b.rec.CompleteBefore == 0 || t.StopSeq < b.rec.CompleteBefore) {
+		// The entries lost when the file filled come after every record
+		// numbered before (see instrument.File.StopSeq).
+		b.rec.CompleteBefore = t.StopSeq + 1
 	}
 	b.rec.Index()
 }

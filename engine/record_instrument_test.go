@@ -146,6 +146,79 @@ func TestInstrumentMaxFramesValues(t *testing.T) {
 	}
 }
 
+// TestInstrumentStoppedWholeBefore: a run whose record file filled up
+// left out the frames entered after, but the recording is whole before
+// the stop (the stop record says where), so re-executions still count
+// entries and walk frames alone there.
+func TestInstrumentStoppedWholeBefore(t *testing.T) {
+	files := map[string]string{
+		"go.mod": "module example.com/stop\n\ngo 1.21\n",
+		"main.go": `package main
+
+func sq(n int) int { return n * n }
+
+func main() {
+	t := 0
+	for i := 0; i < 100000; i++ {
+		t += sq(i % 10)
+	}
+	println(t)
+}
+`,
+	}
+	in, dir, work := buildModule(t, files, []string{"go", "run", "."})
+	recPath := filepath.Join(work, "records")
+	cmd := exec.Command(in.path)
+	cmd.Dir = dir
+	// 100,001 frames, some 2 MB of records.
+	cmd.Env = append(append(os.Environ(), in.env...), "ADI_TRACE_FILE="+recPath, "ADI_TRACE_MAXFILE=1048576")
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "2850000") {
+		t.Fatalf("run: %v\n%s", err, out)
+	}
+	records, err := os.Open(recPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer records.Close()
+	tab, err := loadSymbols(in.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	close(exited)
+	lim := Limits{}.withDefaults()
+	b, tf, err := indexLive(records, in, lim, func() (*gosym.Table, error) { return tab, nil }, exited, -1, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tf.Close()
+	b.rec.SetValueSource(newFileValues(tf))
+	b.finish(0, nil, 0, "2850000\n", "", tf)
+	rec := b.rec
+	if !tf.Stopped || !rec.Dropped || rec.CompleteBefore != tf.StopSeq+1 || rec.Len() >= 100001 {
+		t.Fatalf("stopped %v at %d; dropped %v, whole before %d, %d frames", tf.Stopped, tf.StopSeq, rec.Dropped, rec.CompleteBefore, rec.Len())
+	}
+	// sq#10 returned long before the stop; main#1 was still running.
+	sq10, ok := rec.Find(fid("main.sq", 10))
+	if !ok {
+		t.Fatal("no main.sq#10")
+	}
+	if alone, _ := rec.RunsAlone(sq10); !alone {
+		t.Errorf("main.sq#10 does not run alone")
+	}
+	if n, ok := rec.EntriesBetween(0, sq10); !ok || n != 10 {
+		t.Errorf("EntriesBetween(main.main#1, main.sq#10) = %d, %v; want 10, true", n, ok)
+	}
+	// The last frame entered before the stop is counted too.
+	last := rec.Len() - 1
+	if n, ok := rec.EntriesBetween(0, last); !ok || n != last {
+		t.Errorf("EntriesBetween(main.main#1, %s) = %d, %v; want %d, true", rec.FIDOf(last), n, ok, last)
+	}
+	if alone, _ := rec.RunsAlone(0); alone {
+		t.Errorf("main.main#1 runs alone, in a recording that left out frames it called")
+	}
+}
+
 // TestInstrumentEdgeCases compares the two recorders on programs that end
 // by log.Fatal (no deferred call runs) or a deadlock (a fatal error), that
 // stop a test with t.Fatal
@@ -713,7 +786,7 @@ func main() {
 		t.Fatalf("the builder holds %d frames and dropped %d, want at most %d of %d", n, b.dropped, lim.MaxFrames+8, all)
 	}
 	b.rec.SetValueSource(newFileValues(tf))
-	b.finish(2, nil, 0, "", "panic: assignment to entry in nil map\n\ngoroutine 1 [running]:\nmain.boom(...)\n", false)
+	b.finish(2, nil, 0, "", "panic: assignment to entry in nil map\n\ngoroutine 1 [running]:\nmain.boom(...)\n", tf)
 	rec := b.rec
 	if !strings.Contains(rec.Partial, fmt.Sprintf("%d of %d frames dropped", all-rec.Len(), all)) {
 		t.Errorf("partial %q, want %d frames in all", rec.Partial, all)

@@ -156,6 +156,8 @@ type Trace struct {
 	Records []Record
 	// Stopped is set when the runtime stopped recording at its file limit.
 	Stopped bool
+	// StopSeq: see File.StopSeq.
+	StopSeq uint64
 	// Bytes is the size of the file.
 	Bytes int64
 }
@@ -168,7 +170,7 @@ func ReadTrace(path string) (*Trace, error) {
 		return nil, err
 	}
 	defer f.Close()
-	t := &Trace{Bytes: f.Bytes, Stopped: f.Stopped}
+	t := &Trace{Bytes: f.Bytes}
 	err = f.Each(func(r *Record) error {
 		c := *r
 		c.Values = append([]Value(nil), r.Values...)
@@ -179,6 +181,7 @@ func ReadTrace(path string) (*Trace, error) {
 		t.Records = append(t.Records, c)
 		return nil
 	})
+	t.Stopped, t.StopSeq = f.Stopped, f.StopSeq
 	return t, err
 }
 
@@ -195,6 +198,10 @@ type File struct {
 	Enters, Values int
 	// Stopped is set when the runtime stopped recording at its file limit.
 	Stopped bool
+	// StopSeq, when Stopped, is the number of the last record numbered
+	// before the runtime stopped: those are all in the file, and a record
+	// lost since is numbered after them.
+	StopSeq uint64
 	// Bytes is the size of the file.
 	Bytes int64
 	// LazyValues makes Each and Poll read over the values of records,
@@ -273,7 +280,7 @@ func Open(fd *os.File) (*File, error) {
 				f.Enters++
 			}
 		}
-		f.Stopped = f.Stopped || c.stopped
+		f.noteStop(c)
 		f.Values += c.d.nvals
 	}
 	f.sitePC = f.sitePC[:0] // the first pass's: Poll finds them again
@@ -387,6 +394,7 @@ type cursor struct {
 	bound   int
 	rec     Record
 	stopped bool
+	stopSeq uint64 // see File.StopSeq
 	// ready is set while the cursor is in the heap.
 	ready bool
 	path  string
@@ -428,6 +436,7 @@ func (c *cursor) next() (*Record, error) {
 		switch k {
 		case recStop:
 			c.stopped = true
+			c.stopSeq, d.i = uv(d.b, d.i)
 			return nil, nil
 		case recGoid:
 			d.goid, d.i = sv(d.b, d.i)
@@ -443,6 +452,13 @@ func (c *cursor) next() (*Record, error) {
 			return nil, c.errorf(err)
 		}
 		return &c.rec, nil
+	}
+}
+
+// noteStop notes the stop record that cursor c read, if it read one.
+func (f *File) noteStop(c *cursor) {
+	if c.stopped {
+		f.Stopped, f.StopSeq = true, c.stopSeq
 	}
 }
 
@@ -539,7 +555,7 @@ func (f *File) Poll(final bool, fn func(*Record) error) (int, error) {
 				f.heap.up(len(f.heap) - 1)
 			}
 		}
-		f.Stopped = f.Stopped || c.stopped
+		f.noteStop(c)
 		// A chunk its goroutine has left, read to its end, has nothing
 		// more to give.
 		if c.ready || flags&hdrDone == 0 || busy || c.d.i < c.bound {
@@ -600,7 +616,7 @@ func (f *File) merge(w uint64, fn func(*Record) error) (int, error) {
 				return count, err
 			}
 			if r == nil {
-				f.Stopped = f.Stopped || c.stopped
+				f.noteStop(c)
 				c.ready = false
 				h[0] = h[len(h)-1]
 				h = h[:len(h)-1]

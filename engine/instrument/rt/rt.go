@@ -397,8 +397,14 @@ func takeChunk() unsafe.Pointer {
 	if len(seg) < chunkSize {
 		n := nextSegment(fileSize, maxFile)
 		if n == 0 {
+			// The records numbered so far are all written: a record
+			// lost from here on is numbered after them.
+			var last uint64
+			if seq != nil {
+				last = seq.Load()
+			}
 			if !stopped.Swap(true) {
-				writeStop()
+				writeStop(last)
 			}
 			return nil
 		}
@@ -436,10 +442,11 @@ func nextSegment(size, limit int64) int {
 }
 
 // writeStop appends a stop record past the end of the file (mu held), in
-// a chunk of its own.
-func writeStop() {
-	var b [hdrSize + 16]byte
-	p := wp{unsafe.Pointer(&b[hdrSize])}.uvarint(recStop)
+// a chunk of its own: the kind and the number of the last record numbered
+// before recording stopped.
+func writeStop(last uint64) {
+	var b [hdrSize + 24]byte
+	p := wp{unsafe.Pointer(&b[hdrSize])}.uvarint(recStop).uvarint(last)
 	n := uintptr(p.p) - uintptr(unsafe.Pointer(&b))
 	h := (*chunkHdr)(unsafe.Pointer(&b))
 	h.flags, h.state = hdrUsed|hdrScan|hdrDone, idle(0, int(n))

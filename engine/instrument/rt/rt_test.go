@@ -374,6 +374,12 @@ func TestStop(t *testing.T) {
 	if !tr.Stopped || enters < 100_000 || enters >= 242_785 {
 		t.Fatalf("stopped %v after %d entries", tr.Stopped, enters)
 	}
+	// Every record numbered before the stop is in the file, and none
+	// after (one goroutine: its chunk had no room left).
+	first, last := tr.Records[0].Seq, tr.Records[len(tr.Records)-1].Seq
+	if last != tr.StopSeq || uint64(len(tr.Records)) != last-first+1 {
+		t.Errorf("%d records numbered %d to %d; the stop record says %d", len(tr.Records), first, last, tr.StopSeq)
+	}
 	checkFirstPass(t, path, tr)
 }
 
