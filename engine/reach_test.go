@@ -122,6 +122,26 @@ func TestSameTempPath(t *testing.T) {
 	}
 }
 
+// TestSameLoopback checks which differences of a string argument the
+// divergence check puts down to the port the system gave a local server.
+func TestSameLoopback(t *testing.T) {
+	for _, c := range []struct {
+		want, got string
+		same      bool
+	}{
+		{`"http://127.0.0.1:41135/token"`, `"http://127.0.0.1:42531/token"`, true},
+		{`"[::1]:8080"`, `"[::1]:39001"`, true},
+		{`"ws://localhost:5000/a"`, `"ws://localhost:6000/a"`, true},
+		{`"http://127.0.0.1:41135/token"`, `"http://127.0.0.1:42531/other"`, false},
+		{`"http://example.com:41135/"`, `"http://example.com:42531/"`, false},
+		{`"127.0.0.1"`, `"127.0.0.2"`, false},
+	} {
+		if got := sameLoopback(c.want, c.got); got != c.same {
+			t.Errorf("sameLoopback(%s, %s) = %v, want %v", c.want, c.got, got, c.same)
+		}
+	}
+}
+
 // TestTempDirArgument builds the trace of a frame whose argument is a path
 // in t.TempDir(), which has another random name in the re-execution than
 // in the recording: the same invocation, not a divergence.
