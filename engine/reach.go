@@ -260,16 +260,19 @@ func (p *process) stopAt(ctx context.Context, f *trace.Frame, h hop, from string
 			if bs == nil || bs.Breakpoint == nil || !bs.Active || bs.Breakpoint.Logical == nil || bs.Breakpoint.Logical.LogicalID != id {
 				continue
 			}
-			g, err := proc.GetG(th)
-			if err != nil || g == nil {
-				continue
-			}
-			if h.local && g.ID != goid {
-				continue
+			if h.local {
+				if g, err := proc.GetG(th); err != nil || g == nil || g.ID != goid {
+					continue
+				}
 			}
 			hits++
 			if hits < h.hits {
 				continue
+			}
+			g, err := proc.GetG(th)
+			if err != nil || g == nil {
+				unlock()
+				return nil, 0, fmt.Errorf("reading the goroutine at %s: %v", h.at, err)
 			}
 			if !last {
 				err := grp.Selected.SwitchThread(th.ThreadID())
@@ -396,8 +399,8 @@ func number(text string) string {
 // one path in the temporary directory tmp, made by two runs: the same but
 // for the random numbers of the names os.MkdirTemp and os.CreateTemp made
 // (a decimal uint32, so in practice runs of 6 digits or more: t.TempDir's
-// numbered subdirectories, "001", must still match, and so must file1 and
-// file2 not).
+// numbered subdirectories, "001" and "002", and files named file1 and
+// file2 still differ).
 func sameTempPath(want, got, tmp string) bool {
 	if tmp == "" || tmp == "/" {
 		return false

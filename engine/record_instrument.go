@@ -1317,7 +1317,8 @@ func (b *builder) limit() {
 			extra++
 		}
 	}
-	// The first max frames are those entered before the last of them.
+	// A frame entered before the last of the first max frames is one of
+	// them: the recording is whole before that entry.
 	b.rec.CompleteBefore = b.rec.At(max - 1).EntrySeq
 	b.rec.Keep(keep)
 	b.rec.Dropped = true
