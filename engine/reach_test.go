@@ -252,3 +252,17 @@ func TestRouteParallel(t *testing.T) {
 		}
 	}
 }
+
+// TestSameArgUnreadable: an argument Delve cannot read at the frame's
+// entry refutes nothing; one it reads must match.
+func TestSameArgUnreadable(t *testing.T) {
+	want := trace.Value{Name: "v", Type: "interface {}", Kind: trace.KindInterface, Text: "interface {}(…)", Cut: true}
+	unreadable := trace.Value{Name: "v", Kind: trace.KindOther, Error: "error loading module data", Text: "<unreadable: error loading module data>"}
+	if !sameArg(&want, &unreadable, "/tmp") {
+		t.Errorf("an unreadable argument is a divergence")
+	}
+	other := trace.Value{Name: "v", Type: "int", Kind: trace.KindInt, Text: "3"}
+	if sameArg(&want, &other, "/tmp") {
+		t.Errorf("an int matches a recorded interface")
+	}
+}
