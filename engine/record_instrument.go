@@ -1319,7 +1319,7 @@ func (b *builder) limit() {
 	}
 	// A frame entered before the last of the first max frames is one of
 	// them: the recording is whole before that entry.
-	b.rec.CompleteBefore = b.rec.At(max - 1).EntrySeq
+	b.rec.CompleteBefore = b.rec.EntrySeqOf(max - 1)
 	b.rec.Keep(keep)
 	b.rec.Dropped = true
 	b.keptValues()

@@ -866,6 +866,9 @@ func (r *Recording) kidsOf(seq int) []int32 {
 // RunOrderOf is Frame.RunOrder of frame seq.
 func (r *Recording) RunOrderOf(seq int) uint64 { return r.runOrder(int32(seq)) }
 
+// EntrySeqOf is Frame.EntrySeq of frame seq.
+func (r *Recording) EntrySeqOf(seq int) uint64 { return uint64(r.rows[seq].entry) }
+
 // runOrder is Frame.RunOrder of frame seq.
 func (r *Recording) runOrder(seq int32) uint64 {
 	w := &r.rows[seq]
