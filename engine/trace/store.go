@@ -1238,14 +1238,22 @@ func (r *Recording) RunsAlone(seq int) (alone, panics bool) {
 // entered after frame from and up to seq, seq included: the entries of
 // the function a re-execution stopped at from's entry counts to reach
 // seq. ok is false when the recording cannot say: it left out frames
-// entered before seq (see Dropped and CompleteBefore), or from was not
+// entered before seq (see Dropped and CompleteBefore), but for frames of
+// one function, which their invocation numbers count; or from was not
 // entered before seq.
 func (r *Recording) EntriesBetween(from, seq int) (n int, ok bool) {
 	if !r.indexed || from < 0 || seq < 0 || from >= len(r.rows) || seq >= len(r.rows) {
 		return 0, false
 	}
 	lo, hi := r.rows[from].entry, r.rows[seq].entry
-	if lo >= hi || !r.wholeBefore(uint64(hi)) {
+	if lo >= hi {
+		return 0, false
+	}
+	if r.rows[from].fn == r.rows[seq].fn {
+		// Invocation numbers count the frames a recorder left out too.
+		return int(r.rows[seq].index - r.rows[from].index), true
+	}
+	if !r.wholeBefore(uint64(hi)) {
 		return 0, false
 	}
 	frames := r.funcs[r.rows[seq].fn].frames // in order of entry
@@ -1263,7 +1271,7 @@ func (r *Recording) EntriesBetween(from, seq int) (n int, ok bool) {
 // goroutine of from, which must be seq's: a goroutine's own calls do not
 // depend on how the scheduler interleaves it with others (parallel tests).
 func (r *Recording) EntriesBetweenOn(from, seq int) (n int, ok bool) {
-	if _, ok := r.EntriesBetween(from, seq); !ok || r.rows[from].goroutine != r.rows[seq].goroutine {
+	if _, ok := r.EntriesBetween(from, seq); !ok || r.rows[from].goroutine != r.rows[seq].goroutine || !r.wholeBefore(uint64(r.rows[seq].entry)) {
 		return 0, false
 	}
 	lo, hi, g := r.rows[from].entry, r.rows[seq].entry, r.rows[seq].goroutine

@@ -541,6 +541,14 @@ func TestEntriesBetween(t *testing.T) {
 	if _, ok := r.EntriesBetween(seq("main.main", 1), seq("main.f", 4)); ok {
 		t.Errorf("EntriesBetween in a recording that dropped frames")
 	}
+	// Between frames of one function, the invocation numbers count the
+	// frames left out too.
+	if n, ok := r.EntriesBetween(seq("main.f", 1), seq("main.f", 4)); n != 3 || !ok {
+		t.Errorf("EntriesBetween(main.f#1, main.f#4) = %d, %v in a recording that dropped frames, want 3, true", n, ok)
+	}
+	if _, ok := r.EntriesBetweenOn(seq("main.f", 1), seq("main.f", 4)); ok {
+		t.Errorf("EntriesBetweenOn in a recording that dropped frames")
+	}
 	// Whole before the point 10 of the run: f#3 (entered at 8) is
 	// counted, f#4 (at 12) is not.
 	r.CompleteBefore = 10
