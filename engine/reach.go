@@ -113,11 +113,13 @@ func indirectEntries(p *process, rec *trace.Recording, f *trace.Frame) []uint64 
 // hop is a stop on the way to a frame: the entry of frame at, the hits-th
 // entry of its function after the previous stop (after the start, for the
 // first), counting only the entries on the previous stop's goroutine when
-// local.
+// local; or, when spawns is set, on the goroutine that the previous stop's
+// goroutine created spawns-th after it.
 type hop struct {
-	at    trace.FID
-	hits  int
-	local bool
+	at     trace.FID
+	hits   int
+	local  bool
+	spawns int
 }
 
 // route plans the re-execution to frame f. Counting the entries of f's
@@ -162,6 +164,10 @@ func route(rec *trace.Recording, f *trace.Frame) []hop {
 	// count is the hop from chain[j] to chain[i].
 	count := func(j, i int) (hop, int, bool) {
 		h := hop{at: rec.FIDOf(chain[i])}
+		if n, ok := rec.SpawnsBefore(chain[j], chain[i]); ok {
+			h.hits, h.local, h.spawns = 1, true, n
+			return h, n + 1, true
+		}
 		if n, ok := rec.EntriesBetweenOn(chain[j], chain[i]); ok {
 			h.hits, h.local = n, true
 			return h, n, true
@@ -214,6 +220,17 @@ func reachIn(ctx context.Context, p *process, f *trace.Frame, hops []hop, lim Li
 // the last hop it checks the arguments there against f's; before, it
 // returns the goroutine it stopped on.
 func (p *process) stopAt(ctx context.Context, f *trace.Frame, h hop, from string, goid int64, last bool, lim Limits) (*inFrame, int64, error) {
+	since := from
+	if h.spawns > 0 {
+		g, err := p.spawned(ctx, f, h.spawns, goid, from)
+		if err != nil {
+			return nil, 0, err
+		}
+		goid = g
+		since = fmt.Sprintf("the goroutine that %s created %d%s", from, h.spawns, ordinal(h.spawns))
+	} else if h.local {
+		since += " on its goroutine"
+	}
 	grp, unlock := p.d.LockTargetGroup()
 	bi := grp.Selected.BinInfo()
 	var addrs []uint64
@@ -237,10 +254,6 @@ func (p *process) stopAt(ctx context.Context, f *trace.Frame, h hop, from string
 	defer p.clearBreakpoint(id)
 	cfg := lim.loadConfig()
 	hits := 0
-	since := from
-	if h.local {
-		since += " on its goroutine"
-	}
 	for {
 		if ctx.Err() != nil {
 			return nil, 0, ctx.Err()
@@ -289,6 +302,81 @@ func (p *process) stopAt(ctx context.Context, f *trace.Frame, h hop, from string
 		}
 		unlock()
 	}
+}
+
+// spawned continues the process to the n-th goroutine that goroutine
+// goid creates (the previous hop's frame, from, runs there), and returns
+// its id. A goroutine's creation is seen where runtime.newproc1 returns:
+// its creator and the new goroutine are its callergp and newg there.
+func (p *process) spawned(ctx context.Context, f *trace.Frame, n int, goid int64, from string) (int64, error) {
+	grp, unlock := p.d.LockTargetGroup()
+	var rets []uint64
+	if fns := grp.Selected.BinInfo().LookupFunc()["runtime.newproc1"]; len(fns) > 0 {
+		rets, _ = returnPCs(grp.Selected, fns[0])
+	}
+	unlock()
+	if len(rets) == 0 {
+		return 0, &DivergenceError{FID: f.FID, Detail: "runtime.newproc1 is not in the binary: the goroutines created cannot be counted"}
+	}
+	id, err := p.setBreakpoint(rets)
+	if err != nil {
+		return 0, err
+	}
+	defer p.clearBreakpoint(id)
+	seen := 0
+	for {
+		if ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+		grp, unlock := p.d.LockTargetGroup()
+		err := grp.Continue()
+		if _, ok := exited(err); ok {
+			unlock()
+			return 0, &DivergenceError{FID: f.FID, Detail: fmt.Sprintf("the program exited after %s created only %d goroutine(s)", from, seen)}
+		}
+		if err != nil {
+			unlock()
+			return 0, err
+		}
+		for _, th := range grp.Selected.ThreadList() {
+			bs := th.Breakpoint()
+			if bs == nil || bs.Breakpoint == nil || !bs.Active || bs.Breakpoint.Logical == nil || bs.Breakpoint.Logical.LogicalID != id {
+				continue
+			}
+			scope, err := proc.ThreadScope(grp.Selected, th)
+			if err != nil {
+				continue
+			}
+			if parent, ok := evalInt(scope, "callergp.goid"); !ok || parent != goid {
+				continue
+			}
+			if seen++; seen < n {
+				continue
+			}
+			child, ok := evalInt(scope, "newg.goid")
+			unlock()
+			if !ok {
+				return 0, fmt.Errorf("reading the goroutine %s created", from)
+			}
+			return child, nil
+		}
+		unlock()
+	}
+}
+
+// ordinal is the English suffix of n as an ordinal number (1st, 2nd, …).
+func ordinal(n int) string {
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+		return "th"
+	case n%10 == 1:
+		return "st"
+	case n%10 == 2:
+		return "nd"
+	case n%10 == 3:
+		return "rd"
+	}
+	return "th"
 }
 
 // enterFrame checks the arguments at the frame's entry and selects its

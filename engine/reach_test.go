@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -209,10 +210,11 @@ func TestDroppedWholeBefore(t *testing.T) {
 	}
 }
 
-// TestRouteParallel re-executes frames of parallel tests, whose calls of
-// partests.Score interleave differently on every run: counted from the
-// start, Score's invocation numbers would reach other calls (a divergence,
-// most runs); counted on the frame's goroutine from its test's entry, they
+// TestRouteParallel re-executes frames of parallel tests and subtests,
+// whose calls of partests.Score interleave differently on every run:
+// counted from the start, Score's invocation numbers would reach other
+// calls (a divergence, most runs); counted on the frame's goroutine from
+// its test's entry, or from the creation of its subtest's goroutine, they
 // reach the recorded call.
 func TestRouteParallel(t *testing.T) {
 	s, err := Open(context.Background(), []string{"go", "test", "./testdata/partests"}, repoRoot(t), Options{Timeout: time.Minute})
@@ -241,15 +243,27 @@ func TestRouteParallel(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
+	subtests := 0
 	for _, seq := range seqs {
 		f := rec.At(seq)
 		hops := route(rec, f)
 		if h := hops[len(hops)-1]; !h.local || len(hops) < 2 {
 			t.Errorf("route to %s: %+v, want a count on its goroutine", f.FID, hops)
 		}
+		// A subtest's frame: the route counts the goroutines TestTable
+		// created.
+		if strings.Contains(rec.FuncOf(rec.ParentOf(rec.ParentOf(seq))), "TestTable") {
+			subtests++
+			if !slices.ContainsFunc(hops, func(h hop) bool { return h.spawns > 0 }) {
+				t.Errorf("route to %s in a subtest: %+v, want a count of the goroutines created", f.FID, hops)
+			}
+		}
 		if _, err := s.FLT(ctx, f); err != nil {
 			t.Errorf("trace of %s (%s): %v", f.FID, f.Args[0].Text, err)
 		}
+	}
+	if subtests < 3 {
+		t.Errorf("%d frames of subtests traced, want 3 or more", subtests)
 	}
 }
 

@@ -1285,6 +1285,42 @@ func (r *Recording) EntriesBetweenOn(from, seq int) (n int, ok bool) {
 	return n, true
 }
 
+// SpawnsBefore returns how many goroutines frame from's goroutine created,
+// after from was entered, up to and with the goroutine of frame seq, which
+// from created: seq is the first frame of a goroutine, and from its
+// caller (Frame.Spawn). The re-execution that stopped at from's entry
+// counts these creations to learn seq's goroutine, on which it then counts
+// seq's function's entries alone, whatever the scheduler does with the
+// goroutines (parallel subtests: t.Run creates one for each). ok is false
+// when the recording cannot say (it left frames out). The goroutines that
+// library code created for itself, running no function of the recording,
+// are not counted: a re-execution that meets one reaches another frame,
+// whose arguments then differ.
+func (r *Recording) SpawnsBefore(from, seq int) (n int, ok bool) {
+	if !r.indexed || r.Dropped || from < 0 || seq < 0 || from >= len(r.rows) || seq >= len(r.rows) ||
+		r.rows[seq].flags&flagSpawn == 0 || int(r.rows[seq].parent) != from {
+		return 0, false
+	}
+	g, lo, hi := r.rows[from].goroutine, uint64(r.rows[from].entry), r.runOrder(int32(seq))
+	// The frames on from's goroutine from from on, and the goroutines
+	// they created.
+	todo := []int32{int32(from)}
+	for len(todo) > 0 {
+		k := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		for _, c := range r.kidsOf(int(k)) {
+			if r.rows[c].goroutine == g {
+				todo = append(todo, c)
+			} else if r.rows[c].flags&flagSpawn != 0 {
+				if o := r.runOrder(c); o > lo && o <= hi {
+					n++
+				}
+			}
+		}
+	}
+	return n, true
+}
+
 // OnGoroutines reports whether frames of fn (a function of the recording)
 // ran on more than one goroutine: how its invocations are numbered then
 // depends on the scheduler.

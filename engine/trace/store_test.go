@@ -595,6 +595,16 @@ func TestEntriesBetweenOn(t *testing.T) {
 	if _, ok := r.EntriesBetweenOn(seq(run2), seq(f3)); ok {
 		t.Errorf("EntriesBetweenOn(run#2, f#3): f#3 runs on another goroutine")
 	}
+	// main#1 created run#1's goroutine, then run#2's.
+	if n, ok := r.SpawnsBefore(seq(main1), seq(run2)); n != 2 || !ok {
+		t.Errorf("SpawnsBefore(main#1, run#2) = %d, %v, want 2, true", n, ok)
+	}
+	if n, ok := r.SpawnsBefore(seq(main1), seq(run1)); n != 1 || !ok {
+		t.Errorf("SpawnsBefore(main#1, run#1) = %d, %v, want 1, true", n, ok)
+	}
+	if _, ok := r.SpawnsBefore(seq(run1), seq(f3)); ok {
+		t.Errorf("SpawnsBefore(run#1, f#3): f#3 is no goroutine's first frame")
+	}
 	if !r.OnGoroutines("main.f") || r.OnGoroutines("main.main") || r.OnGoroutines("main.nothing") {
 		t.Errorf("OnGoroutines: main.f %v, main.main %v, main.nothing %v; want true, false, false",
 			r.OnGoroutines("main.f"), r.OnGoroutines("main.main"), r.OnGoroutines("main.nothing"))

@@ -36,3 +36,22 @@ func TestCitrus(t *testing.T) {
 		t.Errorf("total = %d, want %d", got, 40*(39+93))
 	}
 }
+
+func TestTable(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		words []string
+		want  int
+	}{
+		{"nuts", []string{"pecan", "almond"}, 40 * (39 + 59)},
+		{"roots", []string{"beet", "yam"}, 40 * (32 + 39)},
+		{"greens", []string{"kale"}, 40 * 29},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if got := total(tc.words, 40); got != tc.want {
+				t.Errorf("total = %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
