@@ -116,6 +116,11 @@ func TestSameTempPath(t *testing.T) {
 		// The rest of the path must be the same.
 		{`"/tmp/TestX2761584080/a.txt"`, `"/tmp/TestY4052667386/a.txt"`, "/tmp", false},
 		{`"/tmp/TestX2761584080/a.txt"`, `"/tmp/TestX4052667386/b.txt"`, "/tmp", false},
+		// Cut at 64 bytes, a name one digit shorter moves the cut.
+		{`"/tmp/go-test-script3789156000/script-exec_path_change/home/.cach"…+13 more`,
+			`"/tmp/go-test-script319493454/script-exec_path_change/home/.cache"…+12 more`, "/tmp", true},
+		{`"/tmp/go-test-script3789156000/script-exec_path_change/home/.cach"…+13 more`,
+			`"/tmp/go-test-script319493454/script-exec_path_change/home/.conf"…+12 more`, "/tmp", false},
 	} {
 		if got := sameTempPath(c.want, c.got, c.tmp); got != c.same {
 			t.Errorf("sameTempPath(%s, %s, %q) = %v, want %v", c.want, c.got, c.tmp, got, c.same)
