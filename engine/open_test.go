@@ -3,8 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -69,16 +67,11 @@ func TestOpenRecordsFailedTestsAlone(t *testing.T) {
 		{"after", "func TestAverage(t *testing.T) {\n\tif ready && Average([]int{4, 6, 8}) != 6 {\n\t\tt.Fatal(\"Average\")\n\t}\n}\n", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			for name, text := range map[string]string{
+			dir := writeModule(t, map[string]string{
 				"go.mod":       "module example.com/late\n\ngo 1.21\n",
 				"late.go":      src,
 				"late_test.go": "package late\n\nimport \"testing\"\n\nfunc TestHeavy(t *testing.T) {\n\tready = fib(15) == 610\n}\n\n" + tc.test,
-			} {
-				if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
+			})
 			var log []string
 			s, err := Open(context.Background(), []string{"go", "test", "."}, dir, Options{
 				Limits: Limits{MaxFrames: 100}, Timeout: time.Minute,
@@ -118,15 +111,10 @@ func TestOpenRecordsFailedTestsAlone(t *testing.T) {
 // (flag.NewFlagSet(os.Args[0], …) does) calls them with the same argument
 // in the recording and in the re-executions, whichever build ran.
 func TestOpenArgv0(t *testing.T) {
-	dir := t.TempDir()
-	for name, text := range map[string]string{
+	dir := writeModule(t, map[string]string{
 		"go.mod":  "module example.com/argv0\n\ngo 1.21\n",
 		"main.go": "package main\n\nimport (\n\t\"fmt\"\n\t\"os\"\n)\n\nfunc usage(prog string) string {\n\treturn \"usage: \" + prog\n}\n\nfunc main() {\n\tfmt.Println(len(usage(os.Args[0])) > 7)\n}\n",
-	} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	s, err := Open(context.Background(), []string{"go", "run", "."}, dir, Options{Recorder: RecorderInstrument, Timeout: time.Minute})
 	if err != nil {
 		t.Fatal(err)
@@ -150,8 +138,7 @@ func TestOpenArgv0(t *testing.T) {
 // them ("Read|Write (3)"), the instrumenting recorder by its number: the
 // same argument, whose name the trace then shows.
 func TestOpenConstantArgs(t *testing.T) {
-	dir := t.TempDir()
-	for name, text := range map[string]string{
+	dir := writeModule(t, map[string]string{
 		"go.mod": "module example.com/consts\n\ngo 1.21\n",
 		"main.go": `package main
 
@@ -172,11 +159,7 @@ func main() {
 	fmt.Println(open(Read), open(Read|Write), open(8))
 }
 `,
-	} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	s, err := Open(context.Background(), []string{"go", "run", "."}, dir, Options{Recorder: RecorderInstrument, Timeout: time.Minute})
 	if err != nil {
 		t.Fatal(err)

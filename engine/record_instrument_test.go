@@ -146,6 +146,37 @@ func TestInstrumentMaxFramesValues(t *testing.T) {
 	}
 }
 
+// runIndexed runs the instrumented binary in dir, with the environment
+// variables env besides the hooks', writing its records to a file in work,
+// and indexes them with the limits lim as a recording would, once it has
+// ended. It returns the run's output, the index's builder, the record
+// file and the run's error.
+func runIndexed(t *testing.T, in *instrumented, dir, work string, lim Limits, env ...string) (string, *builder, *instrument.File, error) {
+	t.Helper()
+	recPath := filepath.Join(work, "records")
+	cmd := exec.Command(in.path)
+	cmd.Dir = dir
+	cmd.Env = append(append(append(os.Environ(), in.env...), "ADI_TRACE_FILE="+recPath), env...)
+	out, runErr := cmd.CombinedOutput()
+	records, err := os.Open(recPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { records.Close() })
+	tab, err := loadSymbols(in.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	close(exited)
+	b, tf, err := indexLive(records, in, lim, func() (*gosym.Table, error) { return tab, nil }, exited, -1, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tf.Close() })
+	return string(out), b, tf, runErr
+}
+
 // TestInstrumentStoppedWholeBefore: a run whose record file filled up
 // left out the frames entered after, but the recording is whole before
 // the stop (the stop record says where), so re-executions still count
@@ -167,31 +198,11 @@ func main() {
 `,
 	}
 	in, dir, work := buildModule(t, files, []string{"go", "run", "."})
-	recPath := filepath.Join(work, "records")
-	cmd := exec.Command(in.path)
-	cmd.Dir = dir
 	// 100,001 frames, some 2 MB of records.
-	cmd.Env = append(append(os.Environ(), in.env...), "ADI_TRACE_FILE="+recPath, "ADI_TRACE_MAXFILE=1048576")
-	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "2850000") {
+	out, b, tf, err := runIndexed(t, in, dir, work, Limits{}.withDefaults(), "ADI_TRACE_MAXFILE=1048576")
+	if err != nil || !strings.Contains(out, "2850000") {
 		t.Fatalf("run: %v\n%s", err, out)
 	}
-	records, err := os.Open(recPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer records.Close()
-	tab, err := loadSymbols(in.path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	close(exited)
-	lim := Limits{}.withDefaults()
-	b, tf, err := indexLive(records, in, lim, func() (*gosym.Table, error) { return tab, nil }, exited, -1, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tf.Close()
 	b.rec.SetValueSource(newFileValues(tf))
 	b.finish(0, nil, 0, "2850000\n", "", tf)
 	rec := b.rec
@@ -756,29 +767,10 @@ func main() {
 	const all = 1 + 200*177 + 1 + 51 + 1 + 3 + 5
 	lim := Limits{MaxFrames: 100}.withDefaults()
 
-	recPath := filepath.Join(work, "records")
-	cmd := exec.Command(in.path)
-	cmd.Dir = dir
-	cmd.Env = append(append(os.Environ(), in.env...), "ADI_TRACE_FILE="+recPath)
-	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "assignment to entry in nil map") {
+	out, b, tf, err := runIndexed(t, in, dir, work, lim)
+	if err == nil || !strings.Contains(out, "assignment to entry in nil map") {
 		t.Fatalf("run: %v\n%s", err, out)
 	}
-	records, err := os.Open(recPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer records.Close()
-	tab, err := loadSymbols(in.path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	close(exited)
-	b, tf, err := indexLive(records, in, lim, func() (*gosym.Table, error) { return tab, nil }, exited, -1, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tf.Close()
 	// Past the limit, boom's three frames (the failing path) are kept;
 	// the five of fib(3), which returned before the panic, are not, nor
 	// those the recovered panic unwound.

@@ -112,16 +112,24 @@ func buildValuesProgram(t *testing.T) (*instrumented, *Program, string) {
 	return in, &Program{Dir: dir}, work
 }
 
-// buildModule writes files to a new module directory and builds argv (a
-// target there) with the hooks, in a new work directory.
-func buildModule(t *testing.T, files map[string]string, argv []string) (in *instrumented, dir, work string) {
+// writeModule writes files (name → text) to a new directory and returns
+// it.
+func writeModule(t *testing.T, files map[string]string) string {
 	t.Helper()
-	dir = t.TempDir()
+	dir := t.TempDir()
 	for name, text := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
+	return dir
+}
+
+// buildModule writes files to a new module directory and builds argv (a
+// target there) with the hooks, in a new work directory.
+func buildModule(t *testing.T, files map[string]string, argv []string) (in *instrumented, dir, work string) {
+	t.Helper()
+	dir = writeModule(t, files)
 	spec, err := target.Parse(argv, dir)
 	if err != nil {
 		t.Fatal(err)

@@ -30,9 +30,25 @@ func writeModule(t *testing.T, files map[string]string) string {
 	return dir
 }
 
-// TestDiagnoseModules covers two shapes the fixtures do not: a check done
-// by a test helper (t.Helper() reports the caller's line), and an err that
-// is overwritten before it is read.
+// clampSrc is a Clamp whose bound is off by one (line 8: x > hi).
+const clampSrc = `package m
+
+// Clamp limits x to [lo, hi).
+func Clamp(x, lo, hi int) int {
+	if x < lo {
+		return lo
+	}
+	if x > hi {
+		return hi - 1
+	}
+	return x
+}
+`
+
+// TestDiagnoseModules covers shapes the fixtures do not: a check done by a
+// test helper (t.Helper() reports the caller's line), a check in a file
+// that is not a test (its own line is reported), and an err that is
+// overwritten before it is read.
 func TestDiagnoseModules(t *testing.T) {
 	if testing.Short() {
 		t.Skip("records and re-runs")
@@ -48,19 +64,7 @@ func TestDiagnoseModules(t *testing.T) {
 		reported string
 	}{
 		{"helper check", map[string]string{
-			"clamp.go": `package m
-
-// Clamp limits x to [lo, hi).
-func Clamp(x, lo, hi int) int {
-	if x < lo {
-		return lo
-	}
-	if x > hi {
-		return hi - 1
-	}
-	return x
-}
-`,
+			"clamp.go": clampSrc,
 			"clamp_test.go": `package m
 
 import "testing"
@@ -79,19 +83,7 @@ func TestClamp(t *testing.T) {
 }
 `}, 8, "boundary", report.Passed, "clamp_test.go:14"},
 		{"check in a file that is not a test", map[string]string{
-			"clamp.go": `package m
-
-// Clamp limits x to [lo, hi).
-func Clamp(x, lo, hi int) int {
-	if x < lo {
-		return lo
-	}
-	if x > hi {
-		return hi - 1
-	}
-	return x
-}
-`,
+			"clamp.go": clampSrc,
 			// A helper of the package itself, without t.Helper(): the test
 			// reports its line, in checks.go.
 			"checks.go": `package m
