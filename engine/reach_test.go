@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-delve/delve/pkg/dwarf/godwarf"
+	"github.com/go-delve/delve/pkg/proc"
+
 	"github.com/adi-go/adi/engine/trace"
 )
 
@@ -283,5 +286,52 @@ func TestSameArgUnreadable(t *testing.T) {
 	other := trace.Value{Name: "v", Type: "int", Kind: trace.KindInt, Text: "3"}
 	if sameArg(&want, &other, "/tmp") {
 		t.Errorf("an int matches a recorded interface")
+	}
+}
+
+// TestConfigFor: the variables of a statement are read without following
+// pointers only when every one read is a pointer to a plumbing type.
+func TestConfigFor(t *testing.T) {
+	v := func(name, typ string, kind reflect.Kind) *proc.Variable {
+		var dt godwarf.Type = &godwarf.StructType{CommonType: godwarf.CommonType{Name: typ}}
+		if kind == reflect.Ptr {
+			dt = &godwarf.PtrType{CommonType: godwarf.CommonType{Name: typ}}
+		}
+		return &proc.Variable{Name: name, Kind: kind, DwarfType: dt}
+	}
+	tArg := v("t", "*testing.T", reflect.Ptr)
+	tArg.Flags = proc.VariableArgument
+	wg := v("wg", "*sync.WaitGroup", reflect.Ptr)
+	user := v("p", "*main.point", reflect.Ptr)
+	value := v("mu", "sync.Mutex", reflect.Struct)
+	result := v("err", "*main.Error", reflect.Ptr)
+	result.Flags = proc.VariableReturnArgument
+	isArg := func(v *proc.Variable) bool {
+		return v.Flags&(proc.VariableArgument|proc.VariableReturnArgument) != 0
+	}
+	notArg := func(v *proc.Variable) bool { return !isArg(v) }
+	deep := DefaultLimits.loadConfig()
+	for _, c := range []struct {
+		name        string
+		vars        []*proc.Variable
+		in          func(*proc.Variable) bool
+		withResults bool
+		follow      bool
+	}{
+		{"a test's arguments", []*proc.Variable{tArg, user}, isArg, true, false},
+		{"a result before the return", []*proc.Variable{tArg, result}, isArg, false, false},
+		{"a result at the return", []*proc.Variable{tArg, result}, isArg, true, true},
+		{"plumbing locals", []*proc.Variable{tArg, wg}, notArg, true, false},
+		{"a user pointer", []*proc.Variable{wg, user}, notArg, true, true},
+		{"a plumbing value", []*proc.Variable{value}, notArg, true, true},
+	} {
+		got := configFor(c.vars, c.in, c.withResults, deep)
+		if got.FollowPointers != c.follow {
+			t.Errorf("%s: FollowPointers = %v, want %v", c.name, got.FollowPointers, c.follow)
+		}
+		got.FollowPointers = deep.FollowPointers
+		if got != deep {
+			t.Errorf("%s: %+v, want %+v but for FollowPointers", c.name, got, deep)
+		}
 	}
 }

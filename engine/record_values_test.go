@@ -114,7 +114,7 @@ func buildValuesProgram(t *testing.T) (*instrumented, *Program, string) {
 
 // writeModule writes files (name → text) to a new directory and returns
 // it.
-func writeModule(t *testing.T, files map[string]string) string {
+func writeModule(t testing.TB, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
 	for name, text := range files {
