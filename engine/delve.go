@@ -58,6 +58,8 @@ type process struct {
 	done   sync.Once
 	// tmp is the target's temporary directory (see Program.TempDir).
 	tmp string
+	// unpin undoes oneCPU.
+	unpin func()
 }
 
 // capture collects a stream of the target's output, bounded in memory: past
@@ -148,6 +150,7 @@ func launch(prog *Program, maxOutput int, output OutputFunc) (*process, error) {
 		errW.Close()
 		return nil, fmt.Errorf("starting %s under the debugger: %w", prog.Path, err)
 	}
+	p.unpin = oneCPU()
 	return p, nil
 }
 
@@ -206,6 +209,9 @@ func (p *process) kill() {
 		if p.d != nil {
 			// An error means the process is already gone.
 			p.d.Detach(true)
+		}
+		if p.unpin != nil {
+			p.unpin()
 		}
 	})
 }
