@@ -312,20 +312,18 @@ func TestConfigFor(t *testing.T) {
 	notArg := func(v *proc.Variable) bool { return !isArg(v) }
 	deep := DefaultLimits.loadConfig()
 	for _, c := range []struct {
-		name        string
-		vars        []*proc.Variable
-		in          func(*proc.Variable) bool
-		withResults bool
-		follow      bool
+		name   string
+		vars   []*proc.Variable
+		in     func(*proc.Variable) bool
+		follow bool
 	}{
-		{"a test's arguments", []*proc.Variable{tArg, user}, isArg, true, false},
-		{"a result before the return", []*proc.Variable{tArg, result}, isArg, false, false},
-		{"a result at the return", []*proc.Variable{tArg, result}, isArg, true, true},
-		{"plumbing locals", []*proc.Variable{tArg, wg}, notArg, true, false},
-		{"a user pointer", []*proc.Variable{wg, user}, notArg, true, true},
-		{"a plumbing value", []*proc.Variable{value}, notArg, true, true},
+		{"a test's arguments", []*proc.Variable{tArg, user}, isArg, false},
+		{"a result", []*proc.Variable{tArg, result}, isArg, true},
+		{"plumbing locals", []*proc.Variable{tArg, wg}, notArg, false},
+		{"a user pointer", []*proc.Variable{wg, user}, notArg, true},
+		{"a plumbing value", []*proc.Variable{value}, notArg, true},
 	} {
-		got := configFor(c.vars, c.in, c.withResults, deep)
+		got := configFor(c.vars, c.in, deep)
 		if got.FollowPointers != c.follow {
 			t.Errorf("%s: FollowPointers = %v, want %v", c.name, got.FollowPointers, c.follow)
 		}

@@ -1142,7 +1142,11 @@ func (b *builder) values(vs []instrument.Value, names []trace.Str) {
 			text = append(text, v.Text...)
 		case instrument.TagString:
 			kind, n = trace.KindString, v.Len
-			text, cut = appendStringText(text, v.Text, v.Len)
+			text, cut = trace.AppendStringText(text, v.Text, v.Len)
+		case instrument.TagNamed:
+			kind = trace.KindPointer
+			text, _ = trace.AppendTestText(text, t.v.name, v.Text, v.Len)
+			cut = true
 		case instrument.TagLen:
 			kind = t.v.kind
 			n, c = v.Len, v.Cap

@@ -170,8 +170,11 @@ func (s *fileValues) AppendValues(dst []trace.Value, ref uint32, n int, names []
 		case instrument.TagString:
 			out.Kind = trace.KindString
 			var b []byte
-			b, out.Cut = appendStringText(make([]byte, 0, len(v.Text)+24), v.Text, v.Len)
+			b, out.Cut = trace.AppendStringText(make([]byte, 0, len(v.Text)+24), v.Text, v.Len)
 			out.Text = string(b)
+		case instrument.TagNamed:
+			b, _ := trace.AppendTestText(make([]byte, 0, len(v.Text)+48), t.name, v.Text, v.Len)
+			out.Text, out.Cut, out.Len = string(b), true, 0
 		case instrument.TagLen:
 			out.Text, out.Cut = string(appendLenText(make([]byte, 0, len(t.short)+24), &t, v.Len, v.Cap)), true
 		}
@@ -186,20 +189,6 @@ func nameAt(names []string, i int) string {
 		return names[i]
 	}
 	return ""
-}
-
-// appendStringText appends the text of a string value of n bytes of which
-// s was recorded: quoted, with how much more there was when it was cut
-// (and says whether it was).
-func appendStringText(b []byte, s string, n int64) ([]byte, bool) {
-	b = strconv.AppendQuote(b, s)
-	more := n - int64(len(s))
-	if more <= 0 {
-		return b, false
-	}
-	b = append(b, "…+"...)
-	b = strconv.AppendInt(b, more, 10)
-	return append(b, " more"...), true
 }
 
 // appendLenText appends the text of a slice, map, array or channel: its

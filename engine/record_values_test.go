@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"testing"
 	"unsafe"
 )
 
@@ -65,6 +66,8 @@ func Map[K comparable, V any](m map[K]V, k K) (V, bool) {
 
 func variadic(xs ...int) []int { return xs }
 
+func named(t, nt *testing.T) *testing.T { return t }
+
 func main() {
 	t := &T{X: 4}
 	fmt.Println(t.Add(3), t.M())
@@ -82,6 +85,7 @@ func main() {
 	fmt.Println(Map(map[string]int{"x": 1}, "x"))
 	fmt.Println(Map(map[int]string{1: "one"}, 2))
 	fmt.Println(variadic(1, 2, 3), variadic())
+	fmt.Println(named(&testing.T{}, nil) != nil)
 	// Goroutines, one after the other: each writes to a chunk of its own.
 	for g := 0; g < 3; g++ {
 		done := make(chan bool)
@@ -198,7 +202,7 @@ func TestFileValues(t *testing.T) {
 		}
 		for _, c := range []string{"int", "uint", "float", "complex", "bool", "string", "string cut", "pointer nil",
 			"pointer", "slice len cap", "slice nil", "map len", "map nil", "chan len cap", "chan nil", "array len",
-			"struct", "func", "func nil", "interface", "interface nil"} {
+			"struct", "func", "func nil", "interface", "interface nil", "pointer test"} {
 			if !seen[c] {
 				t.Errorf("no value of class %q recorded (seen %v)", c, seen)
 			}
@@ -212,6 +216,8 @@ func valueClass(v *trace.Value) string {
 	switch {
 	case v.Nil:
 		c += " nil"
+	case v.Text == `&testing.T{name: "", …}`:
+		c += " test"
 	case v.Kind == trace.KindString && v.Cut:
 		c += " cut"
 	case v.Cap > 0:

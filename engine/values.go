@@ -153,8 +153,13 @@ func convertValue1(v *api.Variable) trace.Value {
 			if c.Kind == trace.KindStruct && isLibraryType(c.Type) {
 				// A *testing.T or *sync.WaitGroup says nothing about the
 				// program's state but fills the line; its fields stay
-				// in Children.
+				// in Children. A test's name says which subtest a frame
+				// runs, as the instrumenting recorder shows it.
 				tv.Text = "&" + shortType(c.Type) + "{…}"
+				if name, n, ok := testName(&v.Children[0]); ok {
+					text, _ := trace.AppendTestText(nil, v.Type, name, n)
+					tv.Text, tv.Cut = string(text), true
+				}
 			}
 		}
 	case reflect.Struct:
@@ -339,6 +344,25 @@ func panicText(v trace.Value) string {
 var plumbing = map[string]bool{
 	"testing": true, "sync": true, "sync/atomic": true, "context": true,
 	"runtime": true, "reflect": true, "os/exec": true, "net/http": true,
+}
+
+// testName returns the name of the test that v, a testing.T, B or F,
+// runs, as far as it was read, and its length.
+func testName(v *api.Variable) (string, int64, bool) {
+	if v.Kind != reflect.Struct || !trace.IsTestType("*"+v.Type) {
+		return "", 0, false
+	}
+	for _, f := range v.Children {
+		if f.Name != "common" {
+			continue
+		}
+		for _, g := range f.Children {
+			if g.Name == "name" && g.Kind == reflect.String && g.Unreadable == "" {
+				return g.Value, g.Len, true
+			}
+		}
+	}
+	return "", 0, false
 }
 
 // isLibraryType reports whether a named type belongs to a plumbing package.

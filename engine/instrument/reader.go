@@ -43,6 +43,9 @@ const (
 	TagLen
 	TagOther
 	TagComplex
+	// TagNamed is a non-nil *testing.T (B, F) with its name (Text, of
+	// Len bytes), written as a string is.
+	TagNamed
 )
 
 const chunkSize = 64 << 10
@@ -957,7 +960,7 @@ func skipValues(b []byte, i, n int) (int, error) {
 		switch desc & 15 {
 		case TagInt, TagUint:
 			i += 1 << (desc >> 6 & 3)
-		case TagString:
+		case TagString, TagNamed:
 			var m uint64
 			m, i = uv(b, i+1<<(desc>>6&3))
 			if i > len(b) || m > uint64(len(b)-i) {
@@ -1016,7 +1019,7 @@ func (d *decoder) decodeValues(b []byte, i, n int) ([]Value, int, error) {
 			v.Int = unzigzag(x)
 		case TagUint:
 			v.Uint, i = fld(b, i, desc>>6)
-		case TagString:
+		case TagString, TagNamed:
 			var m uint64
 			x, i = fld(b, i, desc>>6)
 			v.Len = int64(x)
@@ -1054,7 +1057,7 @@ func (v Value) String() string {
 		return strconv.FormatInt(v.Int, 10)
 	case TagUint:
 		return strconv.FormatUint(v.Uint, 10)
-	case TagString:
+	case TagString, TagNamed:
 		return strconv.Quote(v.Text)
 	}
 	return v.Text

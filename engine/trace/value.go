@@ -1,5 +1,10 @@
 package trace
 
+import (
+	"strconv"
+	"strings"
+)
+
 // Kind classifies a recorded value the way Go's reflect does, coarsely.
 type Kind string
 
@@ -74,4 +79,64 @@ func (v *Value) Same(w *Value) bool {
 		return v.Type == w.Type && v.Nil == w.Nil && v.Cap == w.Cap
 	}
 	return v.Type == w.Type && v.Text == w.Text
+}
+
+// AppendStringText appends the text of a string value of n bytes of which s
+// was recorded: quoted, with how much more there was when it was cut (and
+// says whether it was).
+func AppendStringText(b []byte, s string, n int64) ([]byte, bool) {
+	b = strconv.AppendQuote(b, s)
+	more := n - int64(len(s))
+	if more <= 0 {
+		return b, false
+	}
+	b = append(b, "…+"...)
+	b = strconv.AppendInt(b, more, 10)
+	return append(b, " more"...), true
+}
+
+// IsTestType reports whether typ is *testing.T, *testing.B or *testing.F.
+func IsTestType(typ string) bool {
+	return typ == "*testing.T" || typ == "*testing.B" || typ == "*testing.F"
+}
+
+// A test's *testing.T (B, F) shows the name of the test it runs, which says
+// which subtest a frame runs: &testing.T{name: "TestParse/quoted", …}. Both
+// recorders show it so.
+const testNameOpen, testNameClose = "{name: ", ", …}"
+
+// AppendTestText appends the text of a non-nil value of type typ, a test's
+// *testing.T (B, F), whose name was recorded as name, of n bytes (see
+// AppendStringText). It says whether the name was cut.
+func AppendTestText(b []byte, typ, name string, n int64) ([]byte, bool) {
+	b = append(b, '&')
+	b = append(b, strings.TrimPrefix(typ, "*")...)
+	b = append(b, testNameOpen...)
+	b, cut := AppendStringText(b, name, n)
+	return append(b, testNameClose...), cut
+}
+
+// TestName returns the name of the test that v, a *testing.T (B, F) shown
+// by AppendTestText, runs; whole is false when the name was cut (name is
+// then its beginning).
+func (v *Value) TestName() (name string, whole, ok bool) {
+	if !IsTestType(v.Type) {
+		return "", false, false
+	}
+	q, ok := strings.CutPrefix(v.Text, "&"+strings.TrimPrefix(v.Type, "*")+testNameOpen)
+	if !ok {
+		return "", false, false
+	}
+	if q, ok = strings.CutSuffix(q, testNameClose); !ok {
+		return "", false, false
+	}
+	whole = true
+	if i := strings.LastIndex(q, `"…+`); i >= 0 && strings.HasSuffix(q, " more") {
+		q, whole = q[:i+1], false
+	}
+	name, err := strconv.Unquote(q)
+	if err != nil {
+		return "", false, false
+	}
+	return name, whole, true
 }

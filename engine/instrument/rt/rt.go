@@ -34,7 +34,8 @@
 //
 // The hooks never call user code: values are read by kind (basic kinds by
 // value, strings up to a bound, pointers as nil or not, lengths of slices
-// and maps).
+// and maps), and a *testing.T (B, F) by its test's name, read from the
+// field the testing package keeps it in.
 package adirt
 
 import (
@@ -140,6 +141,7 @@ const (
 	tagLen
 	tagOther
 	tagComplex
+	tagNamed
 )
 
 const (
@@ -160,6 +162,8 @@ const (
 	maxSites = 1 << 22
 	ttabBits = 12
 	maxChain = 64
+	// maxName bounds the name of a test kept (see value).
+	maxName = 256
 )
 
 // G is the recorder's state of one goroutine (of one runtime g: a g that
@@ -243,6 +247,10 @@ type tent struct {
 	id   uint64
 	kind reflect.Kind
 	alen int // arrays: the length
+	// named is set for a *testing.T, B or F; nameAt is then where its
+	// name is in the value it points to.
+	named  bool
+	nameAt uintptr
 }
 
 func init() {
@@ -821,8 +829,22 @@ func (s *G) value(p wp, a any) wp {
 		copy(unsafe.Slice((*byte)(p.p), len(v)), v)
 		return wp{unsafe.Add(p.p, len(v))}
 	case reflect.Pointer, reflect.UnsafePointer, reflect.Func, reflect.Interface:
-		if *(*uintptr)(ptr) == 0 {
+		x := *(*unsafe.Pointer)(ptr)
+		if x == nil {
 			return p.val(tagNil, id)
+		}
+		if t.named {
+			// A test's *testing.T (B, F): its name, which is set before
+			// the test starts and never changes, says which subtest a
+			// frame runs. The number is the length, as for a string.
+			v := *(*string)(unsafe.Add(x, t.nameAt))
+			p = p.valN(tagNamed, id, uint64(len(v)))
+			if len(v) > maxName {
+				v = v[:maxName]
+			}
+			p = p.uvarint(uint64(len(v)))
+			copy(unsafe.Slice((*byte)(p.p), len(v)), v)
+			return wp{unsafe.Add(p.p, len(v))}
 		}
 		return p.val(tagNonNil, id)
 	case reflect.Map, reflect.Chan:
@@ -887,10 +909,34 @@ func typeInfo(typ uintptr) *tent {
 	if t.kind == reflect.Array {
 		t.alen = rt.Len()
 	}
+	t.nameAt, t.named = testNameAt(rt)
 	// Published after its record is complete: a record with a value of
 	// the type is complete after it.
 	ttab[h].Store(t)
 	return t
+}
+
+// testNameAt returns, for the type *testing.T, *testing.B or *testing.F,
+// the offset of the test's name (the string field name, of the embedded
+// testing.common) in the value it points to; false for other types, or
+// when the testing package has no such field.
+func testNameAt(t reflect.Type) (uintptr, bool) {
+	if t.Kind() != reflect.Pointer {
+		return 0, false
+	}
+	e := t.Elem()
+	if e.PkgPath() != "testing" || e.Kind() != reflect.Struct || (e.Name() != "T" && e.Name() != "B" && e.Name() != "F") {
+		return 0, false
+	}
+	f, ok := e.FieldByName("name")
+	if !ok || f.Type.Kind() != reflect.String {
+		return 0, false
+	}
+	var off uintptr
+	for i := range f.Index {
+		off += e.FieldByIndex(f.Index[:i+1]).Offset
+	}
+	return off, true
 }
 
 // writeType appends a type record (no number: the kind recType, the

@@ -532,3 +532,32 @@ func TestPadding(t *testing.T) {
 		t.Errorf("a chunk header takes %d bytes, want %d", n, hdrSize)
 	}
 }
+
+//go:noinline
+func subtestHooked(t *testing.T) {
+	h := E1(3, &t)
+	defer X0(h)
+}
+
+// TestTestName: a *testing.T is recorded with the name of its test, so
+// that a subtest's frame says which subtest it runs.
+func TestTestName(t *testing.T) {
+	path := startRecording(t)
+	t.Run("a subtest", func(t *testing.T) { subtestHooked(t) })
+	subtestHooked(nil)
+	tr, err := instrument.ReadTrace(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range tr.Records {
+		if r.Kind == instrument.RecEnter {
+			v := r.Values[0]
+			got = append(got, fmt.Sprintf("%d %s", v.Tag, v))
+		}
+	}
+	want := fmt.Sprintf("[%d %q %d ]", instrument.TagNamed, t.Name()+"/a_subtest", instrument.TagNil)
+	if fmt.Sprint(got) != want {
+		t.Fatalf("values %v, want %s", got, want)
+	}
+}
