@@ -74,9 +74,17 @@ func Diagnose(ctx context.Context, dbg Debugger, opts Options) (*report.Diagnosi
 	var focus []int32
 	if len(roots) > 0 {
 		opts.Log("adi: reading the failed assertions")
+		var failed []*trace.Frame
 		for _, fl := range d.failures(ctx, roots) {
 			head = append(head, d.failureEvidence(fl)...)
 			focus = append(focus, d.subtree(seqsOf(fl.wrong)...)...)
+			failed = append(failed, fl.test)
+		}
+		if len(focus) == 0 {
+			// No call's result was rejected: the failing path is what
+			// the frames whose assertions failed ran (of a table-driven
+			// test, the failed subtest's), not the whole test.
+			focus = d.subtree(seqsOf(failed)...)
 		}
 	}
 	if len(focus) == 0 {

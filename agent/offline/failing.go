@@ -59,6 +59,25 @@ func (d *diagnoser) testRoots() []int32 {
 	return out
 }
 
+// ranFailedTest reports whether the frame at seq ran a test that failed,
+// by the name of the test its *testing.T argument runs; ok is false when
+// it has none.
+func (d *diagnoser) ranFailedTest(seq int) (failed, ok bool) {
+	for _, a := range d.rec.At(seq).Args {
+		name, whole, isTest := a.TestName()
+		if !isTest {
+			continue
+		}
+		for _, f := range d.rec.Outcome.FailedTests {
+			if f == name || !whole && strings.HasPrefix(f, name) {
+				return true, true
+			}
+		}
+		return false, true
+	}
+	return false, false
+}
+
 // maxTestFLTs bounds the test-side frames traced to find the assertions.
 const maxTestFLTs = 10
 
@@ -109,15 +128,24 @@ func (d *diagnoser) failures(ctx context.Context, roots []int32) []failure {
 	if len(cands) == 0 {
 		cands = rest
 	}
-	// A frame that t.Fatal (runtime.Goexit) or a panic ended failed for
-	// sure: it comes first.
-	ended := func(seq int32) int {
+	// A subtest's frames say which subtest they run (the name of their
+	// *testing.T): those of the failed tests come first, those of the
+	// tests that passed last. Of each, a frame that t.Fatal
+	// (runtime.Goexit) or a panic ended failed for sure: it comes first.
+	rank := map[int32]int{}
+	for _, seq := range cands {
+		r := 0
 		if d.rec.ExitOf(int(seq)) == trace.Returned {
-			return 1
+			r = 1
 		}
-		return 0
+		if failed, ok := d.ranFailedTest(int(seq)); ok && failed {
+			r -= 2
+		} else if ok {
+			r += 2
+		}
+		rank[seq] = r
 	}
-	slices.SortStableFunc(cands, func(a, b int32) int { return cmp.Compare(ended(a), ended(b)) })
+	slices.SortStableFunc(cands, func(a, b int32) int { return cmp.Compare(rank[a], rank[b]) })
 	// A frame's trace is built up to its first reported line only: the
 	// first failed assertion is the evidence, and a table-driven test's
 	// trace goes on for thousands of statements after it.

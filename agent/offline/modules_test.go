@@ -47,8 +47,9 @@ func Clamp(x, lo, hi int) int {
 
 // TestDiagnoseModules covers shapes the fixtures do not: a check done by a
 // test helper (t.Helper() reports the caller's line), a check in a file
-// that is not a test (its own line is reported), and an err that is
-// overwritten before it is read.
+// that is not a test (its own line is reported), an err that is
+// overwritten before it is read, and a failed subtest among more than the
+// diagnoser traces.
 func TestDiagnoseModules(t *testing.T) {
 	if testing.Short() {
 		t.Skip("records and re-runs")
@@ -137,6 +138,32 @@ func TestAreaOK(t *testing.T) {
 	}
 }
 `}, 7, "dropped-error", "", "area_test.go:7"},
+		// More subtests than the diagnoser traces, the failing one late:
+		// it is found by the name its *testing.T runs.
+		{"late subtest", map[string]string{
+			"clamp.go": clampSrc,
+			"clamp_test.go": `package m
+
+import "testing"
+
+func TestClamp(t *testing.T) {
+	cases := []struct {
+		name    string
+		x, want int
+	}{
+		{"zero", 0, 0}, {"one", 1, 1}, {"two", 2, 2}, {"three", 3, 3}, {"four", 4, 4}, {"five", 5, 5},
+		{"six", 6, 6}, {"seven", 7, 7}, {"eight", 8, 8}, {"nine", 9, 9}, {"below", -3, 0}, {"far below", -30, 0},
+		{"the bound", 10, 9}, {"above", 11, 9},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := Clamp(c.x, 0, 10); got != c.want {
+				t.Errorf("Clamp(%d, 0, 10) = %d, want %d", c.x, got, c.want)
+			}
+		})
+	}
+}
+`}, 8, "boundary", report.Passed, "clamp_test.go:17"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
