@@ -1,6 +1,9 @@
 package trace
 
-import "sort"
+import (
+	"slices"
+	"sort"
+)
 
 // LoopRange is a loop of a frame's function: Header is the line of its for
 // keyword, Start and End the lines of the whole for statement.
@@ -28,8 +31,9 @@ func (l LoopRange) contains(line int) bool { return l.Start <= line && line <= l
 // innermost loop they belong to (0 outside loops), whether summarised or
 // not. A Skip's After is the index in the returned steps of the step after
 // which the iterations were left out (-1 if before the first); its Steps
-// counts every left-out step, nested loops included, and Callees holds all
-// their callees, so the kept steps and the skipped ones add up to the input.
+// counts every left-out step, nested loops included, Callees holds all
+// their callees and Changes their net changes, so the kept steps and the
+// skipped ones add up to the input.
 //
 // keepFirst+keepLast <= 0 (negative values count as 0) disables
 // summarisation; a loop with no more than keepFirst+keepLast+1 iterations is
@@ -152,12 +156,23 @@ func (s *summarizer) loop(steps []Step, loop *loopNode) {
 		s.process(span(k), loop.children, k+1)
 	}
 	skip := Skip{After: len(s.out) - 1, Line: loop.Header, Iterations: n - s.keepFirst - s.keepLast}
+	changed := map[string]int{} // index in skip.Changes
 	for k := s.keepFirst; k < n-s.keepLast; k++ {
 		for _, st := range span(k) {
 			skip.Steps++
 			skip.Callees = append(skip.Callees, st.Callees...)
+			for _, c := range st.Changes {
+				if i, ok := changed[c.Var]; ok {
+					skip.Changes[i].New = c.New
+					continue
+				}
+				changed[c.Var] = len(skip.Changes)
+				skip.Changes = append(skip.Changes, c)
+			}
 		}
 	}
+	// A variable put back as it was is not changed.
+	skip.Changes = slices.DeleteFunc(skip.Changes, func(c Change) bool { return c.Old != nil && c.Old.Same(&c.New) })
 	s.skips = append(s.skips, skip)
 	for k := n - s.keepLast; k < n; k++ {
 		s.process(span(k), loop.children, k+1)

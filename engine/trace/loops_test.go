@@ -1,6 +1,8 @@
 package trace
 
 import (
+	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strconv"
@@ -77,6 +79,40 @@ func checkConserved(t *testing.T, in []Step, before []Step, out []Step, skips []
 	slices.SortFunc(want, cmp)
 	if !slices.Equal(callees, want) {
 		t.Errorf("callees: got %v, want %v", callees, want)
+	}
+	// The variables after each kept step, replayed from the kept steps'
+	// changes and the skips', are those after it in the input.
+	apply := func(vars map[string]string, cs []Change) {
+		for _, c := range cs {
+			vars[c.Var] = c.New.Text
+		}
+	}
+	inVars, outVars := map[string]string{}, map[string]string{}
+	p := 0
+	skipped := func(after int) {
+		for _, sk := range skips {
+			if sk.After == after {
+				for _, st := range in[p : p+sk.Steps] {
+					apply(inVars, st.Changes)
+				}
+				p += sk.Steps
+				apply(outVars, sk.Changes)
+			}
+		}
+	}
+	skipped(-1)
+	for i, st := range out {
+		if p >= len(in) {
+			break // counted above
+		}
+		apply(inVars, in[p].Changes)
+		apply(outVars, st.Changes)
+		p++
+		skipped(i)
+		if !maps.Equal(inVars, outVars) {
+			t.Errorf("after kept step %d (line %d): variables %v, want %v", i, st.Line, outVars, inVars)
+			return
+		}
 	}
 }
 
@@ -401,5 +437,58 @@ func TestSummarizeLoopEnteredTwice(t *testing.T) {
 	out, skips := summarize(t, in, []LoopRange{{2, 2, 4}}, 1, 1)
 	if len(skips) != 2 || len(out) != 2*(2+3+1) {
 		t.Errorf("%v, skips %+v", stepLines(out), skips)
+	}
+}
+
+// TestSummarizeChanges: a skip carries what its steps changed, net, so that
+// replaying a summarised trace gives the variables at every kept step.
+//
+//	3	s, last := 0, 0
+//	4	for i := 0; i < 10; i++ {
+//	5		s += i
+//	6		last = i % 2 // back to its value before the skip: no change
+//	7	}
+func TestSummarizeChanges(t *testing.T) {
+	change := func(name string, old *int, v int) Change {
+		c := Change{Var: name, New: Value{Name: name, Type: "int", Kind: KindInt, Text: strconv.Itoa(v)}}
+		if old != nil {
+			c.Old = &Value{Name: name, Type: "int", Kind: KindInt, Text: strconv.Itoa(*old)}
+		}
+		return c
+	}
+	in := lines(3)
+	in[0].Changes = []Change{change("s", nil, 0), change("last", nil, 0)}
+	s, last := 0, 0
+	for i := 0; i < 10; i++ {
+		head := lines(4)[0]
+		if i == 0 {
+			head.Changes = []Change{change("i", nil, 0)}
+		} else {
+			prev := i - 1
+			head.Changes = []Change{change("i", &prev, i)}
+		}
+		body := lines(5, 6)
+		olds, oldl := s, last
+		s, last = s+i, i%2
+		if s != olds {
+			body[0].Changes = []Change{change("s", &olds, s)}
+		}
+		if last != oldl {
+			body[1].Changes = []Change{change("last", &oldl, last)}
+		}
+		in = append(in, head, body[0], body[1])
+	}
+	in = append(in, lines(4)...)
+	_, skips := summarize(t, in, []LoopRange{{Header: 4, Start: 4, End: 7}}, 1, 1)
+	if len(skips) != 1 {
+		t.Fatalf("skips %+v, want one", skips)
+	}
+	var got []string
+	for _, c := range skips[0].Changes {
+		got = append(got, fmt.Sprintf("%s: %s → %s", c.Var, c.Old.Text, c.New.Text))
+	}
+	// Iterations 2 to 9 (i = 1 … 8): last ends at 0, as it started.
+	if want := []string{"i: 0 → 8", "s: 0 → 36"}; !slices.Equal(got, want) {
+		t.Errorf("skip changes %q, want %q", got, want)
 	}
 }

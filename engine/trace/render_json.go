@@ -71,6 +71,8 @@ type skipJSON struct {
 	Iterations int      `json:"iterations"`
 	Steps      int      `json:"steps"`
 	Callees    []string `json:"callees"`
+	// What the skipped steps changed (see Skip.Changes).
+	Changes []changeJSON `json:"changes,omitempty"`
 }
 
 type fltJSON struct {
@@ -174,6 +176,9 @@ func FLTJSON(f *FLT, o JSONOptions) any {
 			Iterations: s.Iterations,
 			Steps:      s.Steps,
 			Callees:    fidStrings(s.Callees),
+		}
+		for _, c := range s.Changes {
+			out.Skipped[i].Changes = append(out.Skipped[i].Changes, changeToJSON(c, o))
 		}
 	}
 	return out

@@ -138,6 +138,12 @@ type Skip struct {
 	Steps      int `json:"steps"`
 	// Callees made by the skipped steps, so that none is lost to navigation.
 	Callees []FID `json:"callees,omitempty"`
+	// Changes is what the skipped steps did to the frame's variables, as
+	// one step would: each variable they changed, in the order of its
+	// first change, from its value before them (Old) to its value after
+	// them (New). Replaying the kept steps' changes and these gives the
+	// variables at every kept step.
+	Changes []Change `json:"changes,omitempty"`
 }
 
 // FLT is the Frame Lifetime Trace of one invocation.
