@@ -48,8 +48,9 @@ func Clamp(x, lo, hi int) int {
 // TestDiagnoseModules covers shapes the fixtures do not: a check done by a
 // test helper (t.Helper() reports the caller's line), a check in a file
 // that is not a test (its own line is reported), an err that is
-// overwritten before it is read, and a failed subtest among more than the
-// diagnoser traces.
+// overwritten before it is read, a failed subtest among more than the
+// diagnoser traces, and a bound met after loop iterations that the trace
+// leaves out.
 func TestDiagnoseModules(t *testing.T) {
 	if testing.Short() {
 		t.Skip("records and re-runs")
@@ -164,6 +165,33 @@ func TestClamp(t *testing.T) {
 	}
 }
 `}, 8, "boundary", report.Passed, "clamp_test.go:17"},
+		// The bound is met in a loop's last iteration, with a variable
+		// that the iterations left out of the trace changed.
+		{"bound after skipped iterations", map[string]string{
+			"fit.go": `package m
+
+// Fit returns how many of the widths fit, one after the other, in w.
+func Fit(widths []int, w int) int {
+	total := 0
+	for i, x := range widths {
+		if total+x >= w {
+			return i
+		}
+		total += x
+	}
+	return len(widths)
+}
+`,
+			"fit_test.go": `package m
+
+import "testing"
+
+func TestFit(t *testing.T) {
+	if n := Fit([]int{1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, 10); n != 10 {
+		t.Errorf("Fit(ten 1s, 10) = %d, want 10", n)
+	}
+}
+`}, 7, "boundary", report.Passed, "fit_test.go:7"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -9,7 +9,8 @@ import (
 )
 
 // frameState replays an FLT's ΔS to know every variable's value before and
-// after each step: the arguments at entry, then each step's changes.
+// after each step: the arguments at entry, then each step's changes, and
+// those of the loop iterations left out after it (Skip.Changes).
 type frameState struct {
 	flt *trace.FLT
 	// after[i] holds the variables after step i ran; entry holds them at
@@ -26,15 +27,28 @@ func newFrameState(flt *trace.FLT) *frameState {
 		fs.entry[a.Name] = a
 	}
 	cur := fs.entry
+	skipped := func(after int, vars map[string]*trace.Value) {
+		for i := range flt.Skipped {
+			if sk := &flt.Skipped[i]; sk.After == after {
+				for j := range sk.Changes {
+					vars[sk.Changes[j].Var] = &sk.Changes[j].New
+				}
+			}
+		}
+	}
 	for i := range flt.Steps {
 		next := make(map[string]*trace.Value, len(cur)+2)
 		for k, v := range cur {
 			next[k] = v
 		}
+		if i == 0 {
+			skipped(-1, next)
+		}
 		for j := range flt.Steps[i].Changes {
 			c := &flt.Steps[i].Changes[j]
 			next[c.Var] = &c.New
 		}
+		skipped(i, next)
 		fs.after = append(fs.after, next)
 		cur = next
 	}
