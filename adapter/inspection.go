@@ -192,7 +192,8 @@ func (s *session) childOnStack(d Debuggee, f *trace.Frame) *trace.Frame {
 }
 
 // localsAt is the state before statement step: the arguments with the
-// changes of the statements before it applied.
+// changes of the statements before it applied, and of the loop iterations
+// left out among them (Skip.Changes).
 func localsAt(flt *trace.FLT, step int) []trace.Value {
 	vals := map[string]trace.Value{}
 	var order []string
@@ -205,12 +206,24 @@ func localsAt(flt *trace.FLT, step int) []trace.Value {
 	for _, a := range flt.Frame.Args {
 		set(a)
 	}
-	for _, st := range flt.Steps[:min(step, len(flt.Steps))] {
-		for _, c := range st.Changes {
+	apply := func(cs []trace.Change) {
+		for _, c := range cs {
 			v := c.New
 			v.Name = c.Var
 			set(v)
 		}
+	}
+	skipped := func(after int) {
+		for _, sk := range flt.Skipped {
+			if sk.After == after {
+				apply(sk.Changes)
+			}
+		}
+	}
+	skipped(-1)
+	for i, st := range flt.Steps[:min(step, len(flt.Steps))] {
+		apply(st.Changes)
+		skipped(i)
 	}
 	out := make([]trace.Value, 0, len(order))
 	for _, n := range order {

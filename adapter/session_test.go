@@ -513,3 +513,23 @@ func wantCurrentStep(t *testing.T, c *conn, what string, want int) {
 		t.Errorf("%s: adi/frame current_step = %d, want %d", what, *body.Step, want)
 	}
 }
+
+// TestSessionLoopLocals: past a loop whose middle iterations the trace
+// leaves out, the Locals scope shows the variables as those iterations left
+// them. In loop's simulate, evens changes last in an iteration left out.
+func TestSessionLoopLocals(t *testing.T) {
+	c := transports[0].start(t, nil)
+	dir := fixture(t, "loop")
+	src := filepath.Join(dir, "main.go")
+	initialize(t, c.Client, false)
+	launch(t, c.Client, map[string]any{"mode": "run", "program": dir}, false, "hash=573 evens=50\n")
+	lbs := setBreakpoints(t, c.Client, src, 23)
+	wantBreakpoint(t, "main.go:23", lbs[0], true, "in main.simulate: 1 matching frame")
+	c.Request("configurationDone", nil)
+	st := c.Stopped()
+	stack := wantStack(t, c.Client, "at the return", st.ThreadId,
+		frame{"main.simulate#1(n=100)", src, 23}, frame{"main.main#1()", src, 31})
+	refs := scopeRefs(t, c.Client, stack[0].Id, "Arguments", "Locals", "Changes by this statement", "Return")
+	wantVariables(t, "locals before line 23", c.Variables(refs["Locals"], nil), "n = 100", "hash = 573", "evens = 50", "i = 99")
+	disconnect(t, c)
+}
