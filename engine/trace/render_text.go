@@ -484,7 +484,8 @@ func calleeText(r *Recording, fid FID) string {
 	return callText(f)
 }
 
-// skipText summarises left-out loop iterations.
+// skipText summarises left-out loop iterations, and what they left the
+// variables they changed at.
 func skipText(s Skip) string {
 	loop := "a loop"
 	if s.Line > 0 {
@@ -497,6 +498,15 @@ func skipText(s Skip) string {
 		} else {
 			detail += fmt.Sprintf("; %d calls: %s, %s, …, %s", n, shortFID(s.Callees[0]), shortFID(s.Callees[1]), shortFID(s.Callees[n-1]))
 		}
+	}
+	if len(s.Changes) > 0 {
+		// Where they left the variables: the kept steps after them change
+		// from there.
+		vs := make([]string, len(s.Changes))
+		for i, c := range s.Changes {
+			vs[i] = c.Var + " = " + valueText(c.New)
+		}
+		detail += "; after them " + strings.Join(vs, ", ")
 	}
 	return fmt.Sprintf("… %d %s of %s skipped (%s)",
 		s.Iterations, plural(s.Iterations, "iteration", "iterations"), loop, detail)
