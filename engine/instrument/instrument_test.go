@@ -107,6 +107,11 @@ func TestRewriteSkips(t *testing.T) {
 	if skip != "" || len(sites) != 1 || sites[0].Line != 6 || len(notes) != 1 || !strings.Contains(notes[0], "func F not instrumented (//go:nosplit)") {
 		t.Fatalf("nosplit: skip %q sites %+v notes %v", skip, sites, notes)
 	}
+	// Directives that do not rule hooks out, one the compiler ignores too.
+	_, sites, notes, skip = rewriteFile("/x/inl.go", []byte("package p\n\n//go:inline\nfunc F() {}\n\n//go:noinline\n//go:norace\nfunc G() {}\n"), 0, "rt")
+	if skip != "" || len(sites) != 2 || len(notes) != 0 {
+		t.Fatalf("inline, noinline, norace: skip %q sites %+v notes %v", skip, sites, notes)
+	}
 }
 
 // writeModule writes files (path → text) into a new module directory.

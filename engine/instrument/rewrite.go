@@ -141,22 +141,30 @@ func isRecover(call *ast.CallExpr) bool {
 }
 
 // directive returns the first //go: directive of a function's comment that
-// rules out hooks (nosplit and the like), "" if none.
+// rules out hooks (see noHooks), "" if none.
 func directive(doc *ast.CommentGroup) string {
 	if doc == nil {
 		return ""
 	}
 	for _, c := range doc.List {
-		if d, ok := strings.CutPrefix(c.Text, "//go:"); ok {
-			d = strings.Fields(d + " ")[0]
-			switch d {
-			case "noinline", "build", "generate", "embed", "fix":
-				continue
-			}
-			return "//go:" + d
+		if d, ok := strings.CutPrefix(c.Text, "//go:"); ok && noHooks[strings.Fields(d + " ")[0]] {
+			return strings.Fields(c.Text)[0]
 		}
 	}
 	return ""
+}
+
+// noHooks are the compiler directives under which a function cannot call
+// the hooks: nosplit (the hooks need a stack check and more stack than a
+// nosplit chain may use), the runtime's own (systemstack, write barriers),
+// and those that change how arguments are passed or kept (uintptrescapes,
+// cgo_unsafe_args), whose addresses the hooks take. Any other directive
+// leaves a function instrumentable: noinline, norace, nocheckptr, and
+// those the compiler does not know and ignores (//go:inline).
+var noHooks = map[string]bool{
+	"nosplit": true, "systemstack": true, "nowritebarrier": true, "nowritebarrierrec": true,
+	"yeswritebarrierrec": true, "uintptrescapes": true, "cgo_unsafe_args": true,
+	"uintptrkeepalive": true, "noescape": true,
 }
 
 // function inserts the hooks after the opening brace of body.
