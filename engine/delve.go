@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -248,6 +249,52 @@ func (p *process) setFuncBreakpoint(fn string) (int, error) {
 func (p *process) clearBreakpoint(id int) error {
 	_, err := p.d.ClearBreakpoint(&api.Breakpoint{ID: id})
 	return err
+}
+
+// readVars reads the arguments and results at scope with cfg (locals instead,
+// if locals). An interface that Delve cannot name the type of because it
+// read the runtime's module data through the interface's own memory (an
+// argument still in registers at a function's entry: "error loading module
+// data: read out of bounds") is read again, after a global error (io.EOF)
+// has had Delve read the module data from the process's memory: Delve
+// keeps it until the target runs again.
+func readVars(scope *proc.EvalScope, cfg proc.LoadConfig, locals bool) ([]*proc.Variable, error) {
+	read := scope.FunctionArguments
+	if locals {
+		read = scope.LocalVariables
+	}
+	vars, err := read(cfg)
+	if err != nil || !slices.ContainsFunc(vars, moduleDataLost) || !loadModuleData(scope) {
+		return vars, err
+	}
+	return read(cfg)
+}
+
+// loadModuleData has Delve read the runtime's module data from the
+// process's memory, through a global error (see readVars), until the target
+// runs again. It reports whether it did.
+func loadModuleData(scope *proc.EvalScope) bool {
+	for _, name := range []string{"io.EOF", "errors.ErrUnsupported"} {
+		v, err := scope.EvalExpression(name, proc.LoadConfig{FollowPointers: true, MaxVariableRecurse: 1, MaxStringLen: 1})
+		if err == nil && !moduleDataLost(v) && len(v.Children) == 1 && v.Children[0].Addr != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// moduleDataLost reports whether v, or a value in it, is unreadable for
+// want of the runtime's module data (see readVars).
+func moduleDataLost(v *proc.Variable) bool {
+	if v.Unreadable != nil && strings.Contains(v.Unreadable.Error(), "error loading module data") {
+		return true
+	}
+	for i := range v.Children {
+		if moduleDataLost(&v.Children[i]) {
+			return true
+		}
+	}
+	return false
 }
 
 // halt stops a running process; safe to call from any goroutine.

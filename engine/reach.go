@@ -395,7 +395,7 @@ func enterFrame(tgt *proc.Target, th proc.Thread, p *process, f *trace.Frame, cf
 	if err != nil {
 		return nil, err
 	}
-	vars, err := scope.FunctionArguments(cfg)
+	vars, err := readVars(scope, cfg, false)
 	if err != nil {
 		return nil, err
 	}
@@ -657,8 +657,8 @@ func (in *inFrame) locals(withResults bool) (map[string]trace.Value, []string) {
 		isArg := func(v *proc.Variable) bool {
 			return v.Flags&(proc.VariableArgument|proc.VariableReturnArgument) != 0
 		}
-		args, _ = scope.FunctionArguments(configFor(all, isArg, cfg))
-		locs, _ = scope.LocalVariables(configFor(all, func(v *proc.Variable) bool { return !isArg(v) }, cfg))
+		args, _ = readVars(scope, configFor(all, isArg, cfg), false)
+		locs, _ = readVars(scope, configFor(all, func(v *proc.Variable) bool { return !isArg(v) }, cfg), true)
 	}
 	unlock()
 	vals := map[string]trace.Value{}

@@ -333,3 +333,83 @@ func TestConfigFor(t *testing.T) {
 		}
 	}
 }
+
+// TestInterfaceArgs: an interface argument still in registers at its
+// function's entry is read, by the Delve recorder and when a trace fills in
+// the argument the instrumenting recorder kept shallowly. Delve read the
+// runtime's module data through the argument's registers and failed
+// ("error loading module data: read out of bounds"). An error result is
+// read at the return too.
+func TestInterfaceArgs(t *testing.T) {
+	dir := writeModule(t, map[string]string{
+		"go.mod": "module example.com/ifmod\n\ngo 1.26\n",
+		"show.go": `package ifmod
+
+import "fmt"
+
+type point struct{ X, Y int }
+
+// Show formats a value.
+func Show(a any) string { return fmt.Sprint(a) }
+
+// Check refuses a positive x.
+func Check(x int) error {
+	if x > 0 {
+		return fmt.Errorf("bad %d", x)
+	}
+	return nil
+}
+`,
+		"show_test.go": `package ifmod
+
+import "testing"
+
+func TestShow(t *testing.T) {
+	if got := Show(point{1, 2}); got != "{1 2}" {
+		t.Errorf("Show = %q", got)
+	}
+	if Check(3) == nil {
+		t.Error("Check(3) passed")
+	}
+}
+`,
+	})
+	const want = "ifmod.point{X: 1, Y: 2}"
+	fid := trace.FID{Func: "example.com/ifmod.Show", Index: 1}
+	for _, k := range []RecorderKind{RecorderDelve, RecorderInstrument} {
+		s, err := Open(context.Background(), []string{"go", "test", "."}, dir, Options{Recorder: k})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		f, err := s.Recording().Frame(fid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k == RecorderDelve && f.Args[0].Text != want {
+			t.Errorf("the Delve recorder's argument: %+v, want %s", f.Args[0], want)
+		}
+		flt, err := s.FLT(context.Background(), f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := flt.Frame.Args[0].Text; got != want {
+			t.Errorf("%s recorder: the trace's argument %s, want %s", k, got, want)
+		}
+		// An error result.
+		const wantErr = `&errors.errorString{s: "bad 3"}`
+		c, err := s.Recording().Frame(trace.FID{Func: "example.com/ifmod.Check", Index: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k == RecorderDelve && c.Results[0].Text != wantErr {
+			t.Errorf("the Delve recorder's result: %+v, want %s", c.Results[0], wantErr)
+		}
+		if flt, err = s.FLT(context.Background(), c); err != nil {
+			t.Fatal(err)
+		}
+		if got := flt.Frame.Results[0].Text; got != wantErr {
+			t.Errorf("%s recorder: the trace's result %s, want %s", k, got, wantErr)
+		}
+	}
+}

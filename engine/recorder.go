@@ -424,7 +424,7 @@ func (r *recorder) enter(th proc.Thread, g *proc.G) {
 		}
 	}
 	if scope, err := proc.GoroutineScope(r.tgt, th); err == nil {
-		if vars, err := scope.FunctionArguments(r.cfg); err == nil {
+		if vars, err := readVars(scope, r.cfg, false); err == nil {
 			f.Args = convertVars(filterVars(vars, false))
 		}
 	}
@@ -522,7 +522,7 @@ func (r *recorder) leave(th proc.Thread, g *proc.G) {
 	f.Exit = trace.Returned
 	f.ExitSeq = r.next()
 	if scope, err := proc.GoroutineScope(r.tgt, th); err == nil {
-		if vars, err := scope.FunctionArguments(r.cfg); err == nil {
+		if vars, err := readVars(scope, r.cfg, false); err == nil {
 			f.Results = convertVars(filterVars(vars, true))
 		}
 	}
