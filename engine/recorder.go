@@ -191,8 +191,10 @@ func (r *recorder) setup() error {
 		if err != nil {
 			continue
 		}
+		// A function that always panics (or loops forever) has no RET:
+		// it is entered all the same, and left by the panic.
 		rets, err := returnPCs(r.tgt, fn)
-		if err != nil || len(rets) == 0 {
+		if err != nil {
 			continue
 		}
 		file, line := r.bi.EntryLineForFunc(fn)

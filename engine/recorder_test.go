@@ -80,7 +80,8 @@ func TestRecordIndex(t *testing.T) {
 // (noop, and the package initializer that the linker left with nothing to
 // do), where a function's entry and its return are one address: the
 // frames return, in order, and the package initializer, which no person
-// wrote, is not a frame.
+// wrote, is not a frame. A function with no RET (fail always panics) is
+// recorded too.
 func TestRecordEmptyFunctions(t *testing.T) {
 	rec, _ := record(t, "go", "run", "./testdata/empty")
 	var got []string
@@ -88,12 +89,17 @@ func TestRecordEmptyFunctions(t *testing.T) {
 		got = append(got, fmt.Sprintf("%s [%d,%d]", frameSummary(f), f.EntrySeq, f.ExitSeq))
 	}
 	want := []string{
-		"main.main#1() caller= exit=returned [1,12]",
-		"main.noop#1() caller=main.main#1 exit=returned at main.go:30 [2,3]",
-		"main.square.isShape#1(~p0=main.square{side: 3}) caller=main.main#1 exit=returned at main.go:32 [4,5]",
-		"main.area#1(s=main.square{side: 3}) caller=main.main#1 exit=returned at main.go:33 [6,9]",
-		"main.noop#2() caller=main.area#1 exit=returned at main.go:25 [7,8]",
-		"main.noop#3() caller=main.main#1 exit=returned at main.go:34 [10,11]",
+		"main.main#1() caller= exit=returned [1,18]",
+		"main.noop#1() caller=main.main#1 exit=returned at main.go:41 [2,3]",
+		"main.square.isShape#1(~p0=main.square{side: 3}) caller=main.main#1 exit=returned at main.go:43 [4,5]",
+		"main.area#1(s=main.square{side: 3}) caller=main.main#1 exit=returned at main.go:44 [6,9]",
+		"main.noop#2() caller=main.area#1 exit=returned at main.go:36 [7,8]",
+		// fail has no RET: it is entered all the same, and left by its
+		// panic, which runs try's deferred recover.
+		"main.try#1() caller=main.main#1 exit=returned at main.go:44 [10,15]",
+		`main.fail#1(msg="no") caller=main.try#1 exit=panicked panic=no at main.go:31 [11,14]`,
+		"main.try.func1#1() caller=main.try#1 exit=returned at main.go:31 [12,13]",
+		"main.noop#3() caller=main.main#1 exit=returned at main.go:45 [16,17]",
 	}
 	if g, w := strings.Join(got, "\n"), strings.Join(want, "\n"); g != w {
 		t.Fatalf("index:\n%s\n\nwant:\n%s", g, w)

@@ -1,6 +1,7 @@
 // Command empty calls functions whose bodies are empty: compiled, each is a
 // single RET instruction, where a function's entry and its return are one
-// address. It has no bug and exits 0.
+// address; and one with no RET at all, which always panics. It has no bug
+// and exits 0.
 package main
 
 import (
@@ -21,6 +22,16 @@ func (square) isShape() {}
 
 func noop() {}
 
+// fail always panics: compiled, it has no RET instruction.
+func fail(msg string) { panic(msg) }
+
+// try calls fail and recovers.
+func try() (ok bool) {
+	defer func() { recover() }()
+	fail("no")
+	return true
+}
+
 func area(s square) int {
 	noop()
 	return s.side * s.side
@@ -30,6 +41,6 @@ func main() {
 	noop()
 	var s shape = square{side: 3}
 	s.isShape()
-	fmt.Println("area", area(square{side: 3}), order)
+	fmt.Println("area", area(square{side: 3}), order, try())
 	noop()
 }
