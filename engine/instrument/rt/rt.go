@@ -162,8 +162,6 @@ const (
 	maxSites = 1 << 22
 	ttabBits = 12
 	maxChain = 64
-	// maxName bounds the name of a test kept (see value).
-	maxName = 256
 )
 
 // G is the recorder's state of one goroutine (of one runtime g: a g that
@@ -821,13 +819,7 @@ func (s *G) value(p wp, a any) wp {
 		// The number is the length; then the bytes up to the bound, with
 		// their count.
 		v := *(*string)(ptr)
-		p = p.valN(tagString, id, uint64(len(v)))
-		if len(v) > maxStr {
-			v = v[:maxStr]
-		}
-		p = p.uvarint(uint64(len(v)))
-		copy(unsafe.Slice((*byte)(p.p), len(v)), v)
-		return wp{unsafe.Add(p.p, len(v))}
+		return p.valN(tagString, id, uint64(len(v))).bytes(v)
 	case reflect.Pointer, reflect.UnsafePointer, reflect.Func, reflect.Interface:
 		x := *(*unsafe.Pointer)(ptr)
 		if x == nil {
@@ -836,15 +828,10 @@ func (s *G) value(p wp, a any) wp {
 		if t.named {
 			// A test's *testing.T (B, F): its name, which is set before
 			// the test starts and never changes, says which subtest a
-			// frame runs. The number is the length, as for a string.
+			// frame runs. It is written as a string is, with the same
+			// bound, as Delve reads it.
 			v := *(*string)(unsafe.Add(x, t.nameAt))
-			p = p.valN(tagNamed, id, uint64(len(v)))
-			if len(v) > maxName {
-				v = v[:maxName]
-			}
-			p = p.uvarint(uint64(len(v)))
-			copy(unsafe.Slice((*byte)(p.p), len(v)), v)
-			return wp{unsafe.Add(p.p, len(v))}
+			return p.valN(tagNamed, id, uint64(len(v))).bytes(v)
 		}
 		return p.val(tagNonNil, id)
 	case reflect.Map, reflect.Chan:
@@ -869,6 +856,17 @@ func (s *G) value(p wp, a any) wp {
 		return p.valN(tagLen, id, uint64(t.alen)).uvarint(0)
 	}
 	return p.val(tagOther, id)
+}
+
+// bytes writes the bytes of a string value, up to the bound, after their
+// count.
+func (p wp) bytes(v string) wp {
+	if len(v) > maxStr {
+		v = v[:maxStr]
+	}
+	p = p.uvarint(uint64(len(v)))
+	copy(unsafe.Slice((*byte)(p.p), len(v)), v)
+	return wp{unsafe.Add(p.p, len(v))}
 }
 
 // float writes the text of a float as Go's %g with the precision of its

@@ -544,6 +544,9 @@ func subtestHooked(t *testing.T) {
 func TestTestName(t *testing.T) {
 	path := startRecording(t)
 	t.Run("a subtest", func(t *testing.T) { subtestHooked(t) })
+	// A name past the bound of strings is cut as a string is.
+	long := strings.Repeat("x", maxStr)
+	t.Run(long, func(t *testing.T) { subtestHooked(t) })
 	subtestHooked(nil)
 	tr, err := instrument.ReadTrace(path)
 	if err != nil {
@@ -553,10 +556,12 @@ func TestTestName(t *testing.T) {
 	for _, r := range tr.Records {
 		if r.Kind == instrument.RecEnter {
 			v := r.Values[0]
-			got = append(got, fmt.Sprintf("%d %s", v.Tag, v))
+			got = append(got, fmt.Sprintf("%d %d %s", v.Tag, v.Len, v))
 		}
 	}
-	want := fmt.Sprintf("[%d %q %d ]", instrument.TagNamed, t.Name()+"/a_subtest", instrument.TagNil)
+	name, longName := t.Name()+"/a_subtest", t.Name()+"/"+long
+	want := fmt.Sprintf("[%d %d %q %d %d %q %d 0 ]", instrument.TagNamed, len(name), name,
+		instrument.TagNamed, len(longName), longName[:maxStr], instrument.TagNil)
 	if fmt.Sprint(got) != want {
 		t.Fatalf("values %v, want %s", got, want)
 	}
