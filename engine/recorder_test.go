@@ -358,3 +358,60 @@ func TestFailedStatus(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordRangeFunc: the body of a range-over-func loop, which the
+// compiler makes a closure (main.main-range1), is not a frame in either
+// recorder, and the two agree on the rest: the calls in the body are the
+// iterator's.
+func TestRecordRangeFunc(t *testing.T) {
+	dir := writeModule(t, map[string]string{
+		"go.mod": "module example.com/rangefunc\n\ngo 1.23\n",
+		"main.go": `package main
+
+import (
+	"fmt"
+	"iter"
+)
+
+func count(n int) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		for i := 0; i < n; i++ {
+			if !yield(i) {
+				return
+			}
+		}
+	}
+}
+
+func square(x int) int { return x * x }
+
+func main() {
+	total := 0
+	for x := range count(3) {
+		total += square(x)
+	}
+	fmt.Println(total)
+}
+`,
+	})
+	recs := map[RecorderKind]*trace.Recording{}
+	for _, k := range []RecorderKind{RecorderDelve, RecorderInstrument} {
+		s, err := Open(context.Background(), []string{"go", "run", "."}, dir, Options{Recorder: k})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		recs[k] = s.Recording()
+		for f := range recs[k].All {
+			if strings.Contains(f.FID.Func, "-range") {
+				t.Errorf("%s recorder: a loop body is a frame: %s", k, f.FID)
+			}
+		}
+	}
+	if n := len(recs[RecorderDelve].InvocationSeqs("main.square")); n != 3 {
+		t.Errorf("%d frames of main.square, want 3", n)
+	}
+	for _, d := range compareRecordings(recs[RecorderDelve], recs[RecorderInstrument], false) {
+		t.Error(d.text)
+	}
+}
