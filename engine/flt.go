@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/go-delve/delve/pkg/proc"
@@ -242,8 +243,19 @@ func traceFrame(ctx context.Context, prog *Program, rec *trace.Recording, f *tra
 		flt.Steps = append(flt.Steps, st)
 	}
 	assignCallees(rec, f, visits, flt.Steps, ended)
-	// Delve stops first on the function's header line, after the prologue:
-	// not a statement of the body; drop it when nothing happened there.
+	// Delve stops first on the function's header line, after the prologue
+	// but before the code there copies a closure's captured variables in:
+	// what it read of them is garbage ("could not read string at
+	// 0x20796c…"), so their first values are new, not changes from it.
+	if len(flt.Steps) > 0 && flt.Steps[0].Line == f.Decl.Line {
+		for i, c := range flt.Steps[0].Changes {
+			if c.Old != nil && !slices.ContainsFunc(f.Args, func(a trace.Value) bool { return a.Name == c.Var }) {
+				flt.Steps[0].Changes[i].Old = nil
+			}
+		}
+	}
+	// The header line is not a statement of the body: it is dropped when
+	// nothing happened there.
 	if len(flt.Steps) > 1 && flt.Steps[0].Line == f.Decl.Line && len(flt.Steps[0].Changes) == 0 && len(flt.Steps[0].Callees) == 0 {
 		flt.Steps = flt.Steps[1:]
 	}

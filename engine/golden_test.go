@@ -310,6 +310,10 @@ var goldenCases = []goldenCase{
 			"outcome",
 			"frame",
 			"frames tabletest.TestFormatSize.func1",
+			// The failed subtest's closure: its captured tt is new at
+			// the closure's line, not a change from what Delve read
+			// before the closure copied it in.
+			"frame tabletest.TestFormatSize.func1#3",
 			"frames tabletest.FormatSize",
 			"break tabletest.scale n <= 1024",
 			"continue",
