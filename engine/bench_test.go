@@ -80,15 +80,7 @@ func TestDouble(t *testing.T) {
 }
 `,
 	})
-	s, err := Open(context.Background(), []string{"go", "test", "."}, dir, Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
-	f, err := s.Recording().Frame(trace.FID{Func: "table.TestDouble", Index: 1})
-	if err != nil {
-		b.Fatal(err)
-	}
+	s, f := openFrame(b, []string{"go", "test", "."}, dir, Options{}, trace.FID{Func: "table.TestDouble", Index: 1})
 	steps := 0
 	for b.Loop() {
 		flt, err := buildFLT(context.Background(), s.Program(), s.Recording(), f, Limits{}, stepAuto, nil)

@@ -85,3 +85,19 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(code)
 }
+
+// openFrame opens argv in dir (the session is closed when the test ends)
+// and returns it with the frame fid of its recording.
+func openFrame(t testing.TB, argv []string, dir string, opts Options, fid trace.FID) (*Session, *trace.Frame) {
+	t.Helper()
+	s, err := Open(context.Background(), argv, dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	f, err := s.Recording().Frame(fid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, f
+}

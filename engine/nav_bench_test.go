@@ -469,15 +469,7 @@ func BenchmarkNavInstrumented(b *testing.B) {
 func BenchmarkFLTStatementByRecorder(b *testing.B) {
 	for _, kind := range []RecorderKind{RecorderDelve, RecorderInstrument} {
 		b.Run(string(kind), func(b *testing.B) {
-			s, err := Open(context.Background(), []string{"go", "run", "./testdata/loop"}, repoRoot(b), Options{Recorder: kind})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer s.Close()
-			f, err := s.Recording().Frame(trace.FID{Func: "main.simulate", Index: 1})
-			if err != nil {
-				b.Fatal(err)
-			}
+			s, f := openFrame(b, []string{"go", "run", "./testdata/loop"}, repoRoot(b), Options{Recorder: kind}, trace.FID{Func: "main.simulate", Index: 1})
 			steps := 0
 			for b.Loop() {
 				flt, err := BuildFLT(context.Background(), s.Program(), s.Recording(), f, Limits{})

@@ -115,15 +115,7 @@ func TestOpenArgv0(t *testing.T) {
 		"go.mod":  "module example.com/argv0\n\ngo 1.21\n",
 		"main.go": "package main\n\nimport (\n\t\"fmt\"\n\t\"os\"\n)\n\nfunc usage(prog string) string {\n\treturn \"usage: \" + prog\n}\n\nfunc main() {\n\tfmt.Println(len(usage(os.Args[0])) > 7)\n}\n",
 	})
-	s, err := Open(context.Background(), []string{"go", "run", "."}, dir, Options{Recorder: RecorderInstrument, Timeout: time.Minute})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	f, err := s.Recording().Frame(trace.FID{Func: "main.usage", Index: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, f := openFrame(t, []string{"go", "run", "."}, dir, Options{Recorder: RecorderInstrument, Timeout: time.Minute}, trace.FID{Func: "main.usage", Index: 1})
 	if len(f.Args) != 1 || f.Args[0].Text != strconv.Quote(s.prog.Path) {
 		t.Errorf("main.usage#1's arguments %+v, want the program's path %q", f.Args, s.prog.Path)
 	}

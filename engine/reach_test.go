@@ -155,15 +155,8 @@ func TestSameLoopback(t *testing.T) {
 // in t.TempDir(), which has another random name in the re-execution than
 // in the recording: the same invocation, not a divergence.
 func TestTempDirArgument(t *testing.T) {
-	s, err := Open(context.Background(), []string{"go", "test", "./testdata/tempdir"}, repoRoot(t), Options{Timeout: time.Minute})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	f, err := s.Recording().Frame(trace.FID{Func: "github.com/adi-go/adi/testdata/tempdir.CountLines", Index: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, f := openFrame(t, []string{"go", "test", "./testdata/tempdir"}, repoRoot(t), Options{Timeout: time.Minute},
+		trace.FID{Func: "github.com/adi-go/adi/testdata/tempdir.CountLines", Index: 1})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	flt, err := s.FLT(ctx, f)
@@ -377,15 +370,7 @@ func TestShow(t *testing.T) {
 	const want = "ifmod.point{X: 1, Y: 2}"
 	fid := trace.FID{Func: "example.com/ifmod.Show", Index: 1}
 	for _, k := range []RecorderKind{RecorderDelve, RecorderInstrument} {
-		s, err := Open(context.Background(), []string{"go", "test", "."}, dir, Options{Recorder: k})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
-		f, err := s.Recording().Frame(fid)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s, f := openFrame(t, []string{"go", "test", "."}, dir, Options{Recorder: k}, fid)
 		if k == RecorderDelve && f.Args[0].Text != want {
 			t.Errorf("the Delve recorder's argument: %+v, want %s", f.Args[0], want)
 		}
