@@ -140,6 +140,11 @@ type Options struct {
 type Result struct {
 	// Overlay is the path of the JSON file for -overlay.
 	Overlay string
+	// CountOverlay is the overlay of the counting build: the same files
+	// with only the counting hook (adirt.C) at each function's entry, for
+	// the debug build that re-executions run under Delve. Nothing else of
+	// the program changes.
+	CountOverlay string
 	// Sites are the instrumented functions, by the id their hooks pass.
 	Sites []Site
 	// Packages are the instrumented packages' import paths.
@@ -231,11 +236,13 @@ func Instrument(ctx context.Context, opts Options, work string) (*Result, error)
 		return nil, errors.New("the target is not in a module: the instrumenting recorder needs one (go.mod)")
 	}
 	rtImport := RuntimeModule
-	overlay := map[string]string{}
+	overlay, counting := map[string]string{}, map[string]string{}
 	files := map[string]bool{}
 	pkgSet := map[string]bool{"main": true}
-	if err := os.MkdirAll(filepath.Join(work, "src"), 0o755); err != nil {
-		return nil, err
+	for _, d := range []string{"src", "count"} {
+		if err := os.MkdirAll(filepath.Join(work, d), 0o755); err != nil {
+			return nil, err
+		}
 	}
 	// A package tested is listed twice (itself and its test variant): its
 	// files are noted once.
@@ -281,7 +288,7 @@ func Instrument(ctx context.Context, opts Options, work string) (*Result, error)
 			if err != nil {
 				return nil, err
 			}
-			text, sites, notes, skip := rewriteFile(abs, src, len(res.Sites), rtImport)
+			text, sites, notes, skip := rewriteFile(abs, src, len(res.Sites), rtImport, false)
 			res.Skipped = append(res.Skipped, notes...)
 			if skip != "" {
 				if skip != "no function bodies to instrument" {
@@ -297,6 +304,16 @@ func Instrument(ctx context.Context, opts Options, work string) (*Result, error)
 			}
 			overlay[abs] = dst
 			res.Originals[dst] = abs
+			// The same functions (the same directives and files are
+			// left out), so no error of its own.
+			if text, _, _, skip := rewriteFile(abs, src, 0, rtImport, true); skip == "" {
+				dst := filepath.Join(work, "count", strconv.Itoa(n)+"_"+f)
+				if err := os.WriteFile(dst, text, 0o644); err != nil {
+					return nil, err
+				}
+				counting[abs] = dst
+				res.Originals[dst] = abs
+			}
 		}
 	}
 	for p := range pkgSet {
@@ -320,14 +337,17 @@ func Instrument(ctx context.Context, opts Options, work string) (*Result, error)
 	if err := os.WriteFile(modCopy, mod, 0o644); err != nil {
 		return nil, err
 	}
-	overlay[gomod] = modCopy
+	overlay[gomod], counting[gomod] = modCopy, modCopy
 	res.Overlay = filepath.Join(work, "overlay.json")
-	b, err := json.Marshal(map[string]any{"Replace": overlay})
-	if err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(res.Overlay, b, 0o644); err != nil {
-		return nil, err
+	res.CountOverlay = filepath.Join(work, "count.json")
+	for path, o := range map[string]map[string]string{res.Overlay: overlay, res.CountOverlay: counting} {
+		b, err := json.Marshal(map[string]any{"Replace": o})
+		if err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			return nil, err
+		}
 	}
 	return res, nil
 }

@@ -36,7 +36,7 @@ func G(int, string) {}
 
 func H() { defer recover() }
 `
-	out, sites, notes, skip := rewriteFile("/x/p.go", []byte(src), 5, "rt")
+	out, sites, notes, skip := rewriteFile("/x/p.go", []byte(src), 5, "rt", false)
 	if skip != "" {
 		t.Fatalf("skipped: %s", skip)
 	}
@@ -90,6 +90,44 @@ func H() { defer recover() }
 	}
 }
 
+// TestRewriteCounts: the counting build's copy calls only the counting
+// hook, first thing in every function body; the program is otherwise as
+// written (no renamed parameters, results, recovers or go statements).
+func TestRewriteCounts(t *testing.T) {
+	src := `package p
+
+func (t *T) M(a int, _ string) (int, error) {
+	defer func() { _ = recover() }()
+	go func() {}()
+	return a, nil
+}
+
+//go:nosplit
+func N() {}
+`
+	out, sites, notes, skip := rewriteFile("/x/p.go", []byte(src), 0, "rt", true)
+	if skip != "" {
+		t.Fatalf("skipped: %s", skip)
+	}
+	if len(sites) != 3 || len(notes) != 1 {
+		t.Fatalf("sites %+v, notes %v", sites, notes)
+	}
+	want := `package p; import __adirt "rt"
+
+func (t *T) M(a int, _ string) (int, error) { __adirt.C();
+	defer func() { __adirt.C(); _ = recover() }()
+	go func() { __adirt.C();}()
+	return a, nil
+}
+
+//go:nosplit
+func N() {}
+`
+	if string(out) != want {
+		t.Errorf("counting copy:\n%s\nwant:\n%s", out, want)
+	}
+}
+
 func TestRewriteSkips(t *testing.T) {
 	for _, c := range []struct{ name, src, reason string }{
 		{"cgo", "package p\n\n// #include <stdio.h>\nimport \"C\"\n\nfunc F() {}\n", "cgo"},
@@ -98,17 +136,17 @@ func TestRewriteSkips(t *testing.T) {
 		{"syntax", "package p\n\nfunc F( {}\n", "does not parse"},
 		{"nobody", "package p\n\nfunc F()\n", "no function bodies"},
 	} {
-		_, _, _, skip := rewriteFile("/x/"+c.name+".go", []byte(c.src), 0, "rt")
+		_, _, _, skip := rewriteFile("/x/"+c.name+".go", []byte(c.src), 0, "rt", false)
 		if !strings.Contains(skip, c.reason) {
 			t.Errorf("%s: skip reason %q, want one mentioning %q", c.name, skip, c.reason)
 		}
 	}
-	_, sites, notes, skip := rewriteFile("/x/ns.go", []byte("package p\n\n//go:nosplit\nfunc F() {}\n\nfunc G() {}\n"), 0, "rt")
+	_, sites, notes, skip := rewriteFile("/x/ns.go", []byte("package p\n\n//go:nosplit\nfunc F() {}\n\nfunc G() {}\n"), 0, "rt", false)
 	if skip != "" || len(sites) != 1 || sites[0].Line != 6 || len(notes) != 1 || !strings.Contains(notes[0], "func F not instrumented (//go:nosplit)") {
 		t.Fatalf("nosplit: skip %q sites %+v notes %v", skip, sites, notes)
 	}
 	// Directives that do not rule hooks out, one the compiler ignores too.
-	_, sites, notes, skip = rewriteFile("/x/inl.go", []byte("package p\n\n//go:inline\nfunc F() {}\n\n//go:noinline\n//go:norace\nfunc G() {}\n"), 0, "rt")
+	_, sites, notes, skip = rewriteFile("/x/inl.go", []byte("package p\n\n//go:inline\nfunc F() {}\n\n//go:noinline\n//go:norace\nfunc G() {}\n"), 0, "rt", false)
 	if skip != "" || len(sites) != 2 || len(notes) != 0 {
 		t.Fatalf("inline, noinline, norace: skip %q sites %+v notes %v", skip, sites, notes)
 	}
@@ -182,6 +220,17 @@ func Twice(n int) int { return 2 * n }
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("instrumented build: %v\n%s", err, out)
+	}
+	// The counting build, as the debug build for re-executions is made:
+	// it runs as the plain program does.
+	counted := filepath.Join(work, "m-counted")
+	cmd = exec.Command("go", "build", "-o", counted, "-gcflags=all=-N -l", "-overlay="+res.CountOverlay, ".")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("counting build: %v\n%s", err, out)
+	}
+	if out, err := exec.Command(counted).Output(); string(out) != "9 x!\n" {
+		t.Fatalf("counting build's output %q (%v)", out, err)
 	}
 	recs := filepath.Join(work, "records")
 	run := exec.Command(bin)

@@ -43,12 +43,16 @@ type rewriter struct {
 	sites []Site
 	first int // id of the file's first site
 	notes []string
+	// count: only the counting hook, at the entry (see rewriteFile).
+	count bool
 }
 
 // rewriteFile returns the instrumented text of the file at path, whose
 // sites are numbered from first, or a reason why the file is left as it
-// is (skip != "").
-func rewriteFile(path string, src []byte, first int, rtImport string) (out []byte, sites []Site, notes []string, skip string) {
+// is (skip != ""). With count, the text calls only the counting hook
+// (adirt.C), at the entry of each function, for the debug build that
+// re-executions run: nothing else of the program changes.
+func rewriteFile(path string, src []byte, first int, rtImport string, count bool) (out []byte, sites []Site, notes []string, skip string) {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, path, src, parser.ParseComments|parser.SkipObjectResolution)
 	if err != nil {
@@ -69,7 +73,7 @@ func rewriteFile(path string, src []byte, first int, rtImport string) (out []byt
 			}
 		}
 	}
-	r := &rewriter{fset: fset, src: src, file: f, tf: fset.File(f.Pos()), path: path, first: first}
+	r := &rewriter{fset: fset, src: src, file: f, tf: fset.File(f.Pos()), path: path, first: first, count: count}
 	ast.Inspect(f, r.visit)
 	if len(r.sites) == 0 {
 		return nil, nil, r.notes, "no function bodies to instrument"
@@ -113,6 +117,11 @@ func (r *rewriter) visit(n ast.Node) bool {
 		r.function(n.Recv, n.Type, n.Body)
 	case *ast.FuncLit:
 		r.function(nil, n.Type, n.Body)
+	}
+	if r.count {
+		return true
+	}
+	switch n := n.(type) {
 	case *ast.GoStmt:
 		r.add(r.off(n.Pos()), rtName+".Go(); ")
 	case *ast.DeferStmt:
@@ -173,6 +182,11 @@ func (r *rewriter) function(recv *ast.FieldList, typ *ast.FuncType, body *ast.Bl
 	site := Site{File: r.path, Line: r.fset.Position(body.Lbrace).Line}
 	if typ.Func.IsValid() {
 		site.Line = r.fset.Position(typ.Func).Line
+	}
+	if r.count {
+		r.add(r.off(body.Lbrace)+1, " "+rtName+".C();")
+		r.sites = append(r.sites, site)
+		return
 	}
 	var args, res []string
 	k := 0
