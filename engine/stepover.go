@@ -19,6 +19,7 @@ const (
 	idGopanic
 	idFrameLines
 	idIndirect
+	idFrameEntry
 )
 
 // stepOverCall runs the callee that the frame's goroutine has just entered
@@ -63,6 +64,13 @@ func (in *inFrame) stepOverCall(ctx context.Context, callee *proc.Stackframe, co
 			return false, err
 		}
 	}
+	if callee.Current.Fn != nil && callee.Current.Fn.Name == "runtime.gopanic" {
+		// The frame panicked already: gopanic runs its deferred calls,
+		// or those of the frames it called.
+		if err := w.panicking(); err != nil {
+			return false, err
+		}
+	}
 	if counter != nil {
 		for _, pc := range in.indirectEntries {
 			if err := w.set(idIndirect, pc, nil); err != nil {
@@ -93,6 +101,12 @@ func (in *inFrame) stepOverCall(ctx context.Context, callee *proc.Stackframe, co
 			if bp.Logical != nil && bp.Logical.LogicalID == idIndirect {
 				*counter++
 				continue
+			}
+			if bp.Logical != nil && bp.Logical.LogicalID == idFrameEntry {
+				// The function entered again at the frame's place on the
+				// stack: the panic unwound the frame, and a recovery
+				// above it let the goroutine go on and call it again.
+				return true, nil
 			}
 			back, err := w.handle(th, bp, slotOff)
 			if err != nil {
@@ -215,26 +229,41 @@ func (w *watcher) handle(th proc.Thread, bp *proc.Breakpoint, slotOff int64) (ba
 		return false, w.watch(uint64(hi), slotOff)
 	case idGopanic:
 		g, err := proc.GetG(th)
-		if err != nil || g == nil || g.ID != w.in.goid || w.addrs[idFrameLines] != nil {
+		if err != nil || g == nil || g.ID != w.in.goid {
 			return false, nil
 		}
-		// The callee panics: the watched return will not happen. If the
-		// frame recovers, it resumes at one of its own statements.
-		cond, err := parser.ParseExpr(fmt.Sprintf("runtime.curg.goid == %d && runtime.frameoff == %d", w.in.goid, w.in.off))
-		if err != nil {
-			return false, err
-		}
-		pcs, err := w.in.fn.AllPCs("", 0)
-		if err != nil {
-			return false, err
-		}
-		for _, pc := range pcs {
-			if err := w.set(idFrameLines, pc, cond); err != nil {
-				return false, err
-			}
-		}
+		return false, w.panicking()
 	}
 	return false, nil
+}
+
+// panicking watches the frame once a panic unwinds its callees: the
+// watched return will not happen. If the frame recovers, it resumes at one
+// of its own statements. If it does not, and a recovery above it lets the
+// goroutine go on, a later invocation of its function may run at the same
+// place on the stack: it starts at the entry, which the frame never goes
+// back to.
+func (w *watcher) panicking() error {
+	if w.addrs[idFrameLines] != nil {
+		return nil
+	}
+	cond, err := parser.ParseExpr(fmt.Sprintf("runtime.curg.goid == %d && runtime.frameoff == %d", w.in.goid, w.in.off))
+	if err != nil {
+		return err
+	}
+	pcs, err := w.in.fn.AllPCs("", 0)
+	if err != nil {
+		return err
+	}
+	for _, pc := range pcs {
+		if pc == w.in.fn.Entry {
+			continue
+		}
+		if err := w.set(idFrameLines, pc, cond); err != nil {
+			return err
+		}
+	}
+	return w.set(idFrameEntry, w.in.fn.Entry, cond)
 }
 
 // evalInt evaluates an integer expression in the scope of th's top frame.
