@@ -61,6 +61,12 @@ type process struct {
 	tmp string
 	// unpin undoes oneCPU.
 	unpin func()
+	// count is the binary's counting hook, nil if none (see counter).
+	countOnce sync.Once
+	count     *counting
+	// stops counts the stops on the way to frames (what reaching one
+	// costs: see route).
+	stops int
 }
 
 // capture collects a stream of the target's output, bounded in memory: past

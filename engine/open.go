@@ -84,7 +84,7 @@ func Open(ctx context.Context, argv []string, dir string, opts Options) (*Sessio
 		return nil, err
 	}
 	defer pre.wait()
-	built, err := spec.Build(ctx, work)
+	built, err := buildDebug(ctx, spec, work, pre, logf)
 	if err != nil {
 		return nil, err
 	}

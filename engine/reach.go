@@ -67,7 +67,7 @@ func reach(ctx context.Context, prog *Program, rec *trace.Recording, f *trace.Fr
 	}
 	stop := context.AfterFunc(ctx, p.halt)
 	defer stop()
-	in, err := reachIn(ctx, p, f, route(rec, f), lim)
+	in, err := reachIn(ctx, p, f, route(rec, f, p.counter() != nil), lim)
 	if err != nil {
 		p.kill()
 		if ctx.Err() != nil {
@@ -137,7 +137,11 @@ type hop struct {
 // calls a divergence. Counting from a caller on the frame's own goroutine
 // only that goroutine's entries (trace.Recording.EntriesBetweenOn) does
 // not, so route takes such a way whenever there is one.
-func route(rec *trace.Recording, f *trace.Frame) []hop {
+//
+// When the binary counts entries itself (counted: see counting), a hop
+// costs the same whatever its count, and route takes the way with the
+// fewest hops.
+func route(rec *trace.Recording, f *trace.Frame, counted bool) []hop {
 	direct := []hop{{at: f.FID, hits: f.FID.Index}}
 	if rec == nil || f.Seq < 0 || f.Seq >= rec.Len() || rec.FIDOf(f.Seq) != f.FID {
 		return direct
@@ -162,6 +166,13 @@ func route(rec *trace.Recording, f *trace.Frame) []hop {
 		}
 		return 0
 	}
+	// stops is what counting n entries costs.
+	stops := func(n int) int {
+		if counted {
+			return min(n, 2)
+		}
+		return n
+	}
 	// count is the hop from chain[j] to chain[i].
 	count := func(j, i int) (hop, int, bool) {
 		h := hop{at: rec.FIDOf(chain[i])}
@@ -171,18 +182,18 @@ func route(rec *trace.Recording, f *trace.Frame) []hop {
 		}
 		if n, ok := rec.EntriesBetweenOn(chain[j], chain[i]); ok {
 			h.hits, h.local = n, true
-			return h, n, true
+			return h, stops(n), true
 		}
 		n, ok := rec.EntriesBetween(chain[j], chain[i])
 		h.hits = n
-		return h, n + risk(chain[i]), ok
+		return h, stops(n) + risk(chain[i]), ok
 	}
 	// cost[i]: the stops to reach chain[i]; via[i]: the caller stopped at
 	// before it, -1 for none.
 	cost := make([]int, len(chain))
 	via := make([]int, len(chain))
 	for i := len(chain) - 1; i >= 0; i-- {
-		cost[i], via[i] = rec.FIDOf(chain[i]).Index+risk(chain[i]), -1
+		cost[i], via[i] = stops(rec.FIDOf(chain[i]).Index)+risk(chain[i]), -1
 		for j := i + 1; j < len(chain); j++ {
 			if _, n, ok := count(j, i); ok && cost[j]+n < cost[i] {
 				cost[i], via[i] = cost[j]+n, j
@@ -232,9 +243,13 @@ func (p *process) stopAt(ctx context.Context, f *trace.Frame, h hop, from string
 	} else if h.local {
 		since += " on its goroutine"
 	}
+	// The counting hook counts the entries of the function's every
+	// instance, or none.
+	counted := p.counter() != nil
 	grp, unlock := p.d.LockTargetGroup()
 	bi := grp.Selected.BinInfo()
 	var addrs []uint64
+	var ranges [][2]uint64
 	for i := range bi.Functions {
 		fn := &bi.Functions[i]
 		if fn.Entry == 0 || fidName(fn) != h.at.Func {
@@ -242,11 +257,29 @@ func (p *process) stopAt(ctx context.Context, f *trace.Frame, h hop, from string
 		}
 		if pc, err := proc.FirstPCAfterPrologue(grp.Selected, fn, false); err == nil {
 			addrs = append(addrs, pc)
+			ranges = append(ranges, [2]uint64{fn.Entry, fn.End})
+			counted = counted && callsCounter(grp.Selected, fn, pc)
 		}
 	}
 	unlock()
 	if len(addrs) == 0 {
 		return nil, 0, &DivergenceError{FID: f.FID, Detail: fmt.Sprintf("the function %s is not in the binary", h.at.Func)}
+	}
+	hits := 0
+	if counted && h.hits > 1 && len(ranges) <= ctlRanges {
+		// All but the last entry are counted in the process.
+		g := int64(-1)
+		if h.local {
+			g = goid
+		}
+		early, err := p.countEntries(ctx, p.counter(), ranges, h.hits-1, g)
+		if err != nil {
+			return nil, 0, err
+		}
+		if early {
+			return nil, 0, &DivergenceError{FID: f.FID, Detail: fmt.Sprintf("the program exited after fewer than %d invocation(s) of %s since %s", h.hits, h.at.Func, since)}
+		}
+		hits = h.hits - 1
 	}
 	id, err := p.setBreakpoint(addrs)
 	if err != nil {
@@ -254,13 +287,13 @@ func (p *process) stopAt(ctx context.Context, f *trace.Frame, h hop, from string
 	}
 	defer p.clearBreakpoint(id)
 	cfg := lim.loadConfig()
-	hits := 0
 	for {
 		if ctx.Err() != nil {
 			return nil, 0, ctx.Err()
 		}
 		grp, unlock := p.d.LockTargetGroup()
 		err := grp.Continue()
+		p.stops++
 		if _, ok := exited(err); ok {
 			unlock()
 			return nil, 0, &DivergenceError{FID: f.FID, Detail: fmt.Sprintf("the program exited after only %d invocation(s) of %s since %s", hits, h.at.Func, since)}
@@ -331,6 +364,7 @@ func (p *process) spawned(ctx context.Context, f *trace.Frame, n int, goid int64
 		}
 		grp, unlock := p.d.LockTargetGroup()
 		err := grp.Continue()
+		p.stops++
 		if _, ok := exited(err); ok {
 			unlock()
 			return 0, &DivergenceError{FID: f.FID, Detail: fmt.Sprintf("the program exited after %s created only %d goroutine(s)", from, seen)}

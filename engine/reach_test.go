@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -28,12 +29,12 @@ func TestRoute(t *testing.T) {
 		t.Fatalf("main.leaf#502's arguments: %+v", f.Args)
 	}
 	want := []hop{{at: trace.FID{Func: "main.target", Index: 1}, hits: 1}, {at: f.FID, hits: 2, local: true}}
-	if got := route(rec, f); !reflect.DeepEqual(got, want) {
+	if got := route(rec, f, false); !reflect.DeepEqual(got, want) {
 		t.Fatalf("route to %s: %v, want %v", f.FID, got, want)
 	}
 	// The first frames of a function are reached directly.
 	first, _ := rec.Frame(trace.FID{Func: "main.leaf", Index: 3})
-	if got, want := route(rec, first), []hop{{at: first.FID, hits: 3}}; !reflect.DeepEqual(got, want) {
+	if got, want := route(rec, first, false), []hop{{at: first.FID, hits: 3}}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("route to %s: %v, want %v", first.FID, got, want)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -70,33 +71,146 @@ func TestRoute(t *testing.T) {
 	}
 }
 
-// BenchmarkReach re-executes route to main.leaf#502 along route's hops and
-// counting leaf's entries from the start, side by side.
+// TestCountedReach reaches route's main.leaf#502 in the debug build with
+// the counting hook (Open makes it): the process counts leaf's first 501
+// entries itself and stops twice, in adirt.Stop and at the entry of
+// leaf(1001), instead of 502 times. A count on one goroutine is counted
+// there too (see TestRouteOnGoroutines for goroutines of their own).
+func TestCountedReach(t *testing.T) {
+	rec, prog := record(t, "go", "run", "./testdata/route")
+	f, err := rec.Frame(trace.FID{Func: "main.leaf", Index: 502})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// With the counts free, the fewest hops.
+	if got, want := route(rec, f, true), []hop{{at: f.FID, hits: 502}}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("counted route to %s: %v, want %v", f.FID, got, want)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	lim := Limits{}.withDefaults()
+	for _, c := range []struct {
+		name    string
+		counted bool
+		hops    []hop
+		stops   int
+		err     string
+	}{
+		{"direct", true, []hop{{at: f.FID, hits: 502}}, 2, ""},
+		{"on its goroutine", true, []hop{{at: trace.FID{Func: "main.target", Index: 1}, hits: 1}, {at: f.FID, hits: 2, local: true}}, 3, ""},
+		{"by breakpoints", false, []hop{{at: f.FID, hits: 502}}, 502, ""},
+		{"off by one", true, []hop{{at: f.FID, hits: 501}}, 2, "argument i is 1000, the recording has 1001"},
+		{"past the end", true, []hop{{at: f.FID, hits: 600}}, 1, "the program exited after fewer than 600 invocation(s) of main.leaf since the start"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := launch(prog, 0, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.kill()
+			if !c.counted {
+				p.countOnce.Do(func() {}) // as a build without the hook
+			} else if p.counter() == nil {
+				t.Fatal("the debug build has no counting hook")
+			}
+			in, err := reachIn(ctx, p, f, c.hops, lim)
+			switch {
+			case c.err == "" && err != nil:
+				t.Fatalf("reaching %s: %v", f.FID, err)
+			case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+				t.Fatalf("reaching %s: %v, want an error with %q", f.FID, err, c.err)
+			case c.err == "" && in.frame.Args[0].Text != "1001":
+				t.Fatalf("reached %s with %v", f.FID, in.frame.Args)
+			}
+			if p.stops != c.stops {
+				t.Errorf("%d stops on the way, want %d", p.stops, c.stops)
+			}
+		})
+	}
+}
+
+// TestCountedReachUncounted: a function the instrumenter leaves out
+// (//go:nosplit) does not call the counting hook, so its entries are
+// counted with a breakpoint, one stop each, in the counting build too.
+func TestCountedReachUncounted(t *testing.T) {
+	dir := writeModule(t, map[string]string{
+		"go.mod": "module nosplit\n\ngo 1.22\n",
+		"main.go": `package main
+
+import "fmt"
+
+//go:nosplit
+func leaf(i int) int { return i + 1 }
+
+func main() {
+	sum := 0
+	for i := 0; i < 10; i++ {
+		sum += leaf(i)
+	}
+	fmt.Println(sum)
+}
+`,
+	})
+	s, f := openFrame(t, []string{"go", "run", "."}, dir, Options{Recorder: RecorderDelve}, trace.FID{Func: "main.leaf", Index: 7})
+	p, err := launch(s.Program(), 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.kill()
+	if p.counter() == nil {
+		t.Fatal("the debug build has no counting hook")
+	}
+	in, err := reachIn(context.Background(), p, f, route(s.Recording(), f, true), Limits{}.withDefaults())
+	if err != nil {
+		t.Fatalf("reaching %s: %v", f.FID, err)
+	}
+	if in.frame.Args[0].Text != "6" || p.stops != 7 {
+		t.Errorf("reached %s with %v in %d stops, want i=6 in 7", f.FID, in.frame.Args, p.stops)
+	}
+}
+
+// BenchmarkReach re-executes to two frames of route: main.leaf#502, which
+// route reaches through target#1 in 3 stops, and main.leaf#500, the last
+// call in warm's loop, which takes 500 stops with breakpoints whichever
+// the way. Each is reached along route's hops with breakpoints, counting
+// from the start with a breakpoint, and with the counting hook, side by
+// side.
 //
 //	go test ./engine -run xxx -bench Reach
 func BenchmarkReach(b *testing.B) {
 	rec, prog := record(b, "go", "run", "./testdata/route")
-	f, err := rec.Frame(trace.FID{Func: "main.leaf", Index: 502})
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, bc := range []struct {
-		name string
-		hops []hop
-	}{{"route", route(rec, f)}, {"direct", []hop{{at: f.FID, hits: 502}}}} {
-		b.Run(bc.name, func(b *testing.B) {
-			for b.Loop() {
-				p, err := launch(prog, 0, nil)
-				if err != nil {
-					b.Fatal(err)
+	for _, index := range []int{502, 500} {
+		f, err := rec.Frame(trace.FID{Func: "main.leaf", Index: index})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, bc := range []struct {
+			name    string
+			hops    []hop
+			counted bool
+		}{
+			{"route", route(rec, f, false), false},
+			{"direct", []hop{{at: f.FID, hits: index}}, false},
+			{"counted", route(rec, f, true), true},
+		} {
+			b.Run(fmt.Sprintf("leaf#%d/%s", index, bc.name), func(b *testing.B) {
+				for b.Loop() {
+					p, err := launch(prog, 0, nil)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if !bc.counted {
+						p.countOnce.Do(func() {})
+					}
+					_, err = reachIn(context.Background(), p, f, bc.hops, Limits{}.withDefaults())
+					p.kill()
+					if err != nil {
+						b.Fatal(err)
+					}
 				}
-				_, err = reachIn(context.Background(), p, f, bc.hops, Limits{}.withDefaults())
-				p.kill()
-				if err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+				b.ReportMetric(float64(len(bc.hops)), "hops")
+			})
+		}
 	}
 }
 
@@ -247,7 +361,7 @@ func TestRouteParallel(t *testing.T) {
 	subtests := 0
 	for _, seq := range seqs {
 		f := rec.At(seq)
-		hops := route(rec, f)
+		hops := route(rec, f, false)
 		if h := hops[len(hops)-1]; !h.local || len(hops) < 2 {
 			t.Errorf("route to %s: %+v, want a count on its goroutine", f.FID, hops)
 		}

@@ -40,20 +40,30 @@ type instrumented struct {
 	env   []string // for the binary's runtime (instrument.Result.Env)
 }
 
+// rewrite rewrites the target's sources into work for both builds that
+// need it: the instrumented build and the counting debug build.
+func rewrite(ctx context.Context, spec *target.Spec, work string) (*instrument.Result, error) {
+	if runtime.GOARCH != "amd64" || runtime.GOOS != "linux" {
+		return nil, fmt.Errorf("the instrumenting recorder runs on linux/amd64 only, not %s/%s", runtime.GOOS, runtime.GOARCH)
+	}
+	return instrument.Instrument(ctx, instrument.Options{
+		Dir: spec.Dir, BuildFlags: spec.BuildFlags, Targets: spec.Targets(), Test: spec.Kind == target.Test,
+	}, filepath.Join(work, "instrument"))
+}
+
 // buildInstrumented rewrites the target's sources into work and builds the
 // instrumented binary (optimized: the hooks find frames by their frame
 // pointers, and nothing needs the debug build here).
 func buildInstrumented(ctx context.Context, spec *target.Spec, work string) (*instrumented, error) {
-	if runtime.GOARCH != "amd64" || runtime.GOOS != "linux" {
-		return nil, fmt.Errorf("the instrumenting recorder runs on linux/amd64 only, not %s/%s", runtime.GOOS, runtime.GOARCH)
-	}
-	dir := filepath.Join(work, "instrument")
-	res, err := instrument.Instrument(ctx, instrument.Options{
-		Dir: spec.Dir, BuildFlags: spec.BuildFlags, Targets: spec.Targets(), Test: spec.Kind == target.Test,
-	}, dir)
+	res, err := rewrite(ctx, spec, work)
 	if err != nil {
 		return nil, err
 	}
+	return buildHooked(ctx, spec, work, res)
+}
+
+// buildHooked builds the instrumented binary from the rewritten sources.
+func buildHooked(ctx context.Context, spec *target.Spec, work string, res *instrument.Result) (*instrumented, error) {
 	// Named like the debug build: it is the target's process.
 	out := filepath.Join(work, "adi-target-instrumented")
 	args := []string{"build", "-o", out}
@@ -1357,12 +1367,20 @@ func (b *builder) keptValues() {
 	}
 }
 
-// instrumentedBuild is the instrumented build of a target, made while the
-// debug build (for the traces) is made.
+// instrumentedBuild is the instrumenter's work for Open, done while the
+// go command lists the target for the debug build: the rewritten sources,
+// then the instrumented build when that recorder was chosen.
 type instrumentedBuild struct {
-	done chan struct{}
-	in   *instrumented
-	err  error
+	// rewritten is closed once res (or rerr) is set.
+	rewritten chan struct{}
+	res       *instrument.Result
+	rerr      error
+	// hooks: the instrumenting recorder was chosen; done is closed once
+	// in (or err) is set.
+	hooks bool
+	done  chan struct{}
+	in    *instrumented
+	err   error
 }
 
 // wait waits for the build to end (nil: nothing to wait for).
@@ -1372,10 +1390,25 @@ func (b *instrumentedBuild) wait() {
 	}
 }
 
+// countOverlay waits for the rewrite and returns the overlay of the
+// counting debug build, "" if there is none.
+func (b *instrumentedBuild) countOverlay() string {
+	if b == nil {
+		return ""
+	}
+	<-b.rewritten
+	if b.rerr != nil {
+		return ""
+	}
+	return b.res.CountOverlay
+}
+
 // startInstrumentedBuild chooses the recorder as opts say: the
 // instrumenting one for go test and go run targets (RecorderAuto), Delve
-// for a prebuilt binary or --trace. For the instrumenting recorder it
-// starts the instrumented build and returns it; nil means Delve.
+// for a prebuilt binary or --trace. For a target built from source it
+// starts the rewrite of its sources (which the counting debug build
+// needs, whichever the recorder) and, for the instrumenting recorder, the
+// instrumented build; nil means a prebuilt binary.
 func startInstrumentedBuild(ctx context.Context, spec *target.Spec, work string, opts Options, logf func(string, ...any)) (*instrumentedBuild, error) {
 	kind := opts.Recorder
 	switch kind {
@@ -1389,29 +1422,63 @@ func startInstrumentedBuild(ctx context.Context, spec *target.Spec, work string,
 	default:
 		return nil, fmt.Errorf("unknown recorder %q: use auto, delve or instrument", kind)
 	}
-	if kind == RecorderDelve {
+	if spec.Kind == target.Exec {
+		if kind == RecorderInstrument {
+			return nil, fmt.Errorf("the instrumenting recorder needs the source: %s is a prebuilt binary; use --recorder=delve (or auto)", spec.Binary)
+		}
 		return nil, nil
 	}
-	if spec.Kind == target.Exec {
-		return nil, fmt.Errorf("the instrumenting recorder needs the source: %s is a prebuilt binary; use --recorder=delve (or auto)", spec.Binary)
-	}
-	if len(opts.Trace) > 0 {
+	if kind == RecorderInstrument && len(opts.Trace) > 0 {
 		return nil, errors.New("--trace needs the Delve recorder (the instrumenting recorder sees only the module's own functions); use --recorder=delve or auto")
 	}
-	logf("adi: building %s with entry and exit hooks (instrumenting recorder)", spec.Package)
-	b := &instrumentedBuild{done: make(chan struct{})}
+	b := &instrumentedBuild{rewritten: make(chan struct{}), done: make(chan struct{}), hooks: kind == RecorderInstrument}
+	if b.hooks {
+		logf("adi: building %s with entry and exit hooks (instrumenting recorder)", spec.Package)
+	}
 	go func() {
 		defer close(b.done)
-		b.in, b.err = buildInstrumented(ctx, spec, work)
+		b.res, b.rerr = rewrite(ctx, spec, work)
+		close(b.rewritten)
+		switch {
+		case !b.hooks:
+		case b.rerr != nil:
+			b.err = b.rerr
+		default:
+			b.in, b.err = buildHooked(ctx, spec, work, b.res)
+		}
 	}()
 	return b, nil
+}
+
+// buildDebug makes the debug build that the traces re-execute under
+// Delve: with the counting hook when the sources were rewritten, so that
+// reaching the n-th invocation of a function costs one stop of the
+// process instead of n; plain when they were not, or when that build
+// fails, which it says.
+func buildDebug(ctx context.Context, spec *target.Spec, work string, b *instrumentedBuild, logf func(string, ...any)) (*target.Program, error) {
+	ov := b.countOverlay()
+	if ov == "" {
+		return spec.Build(ctx, work)
+	}
+	counted := *spec
+	counted.BuildFlags = append(slices.Clone(spec.BuildFlags), "-overlay="+ov)
+	built, err := counted.Build(ctx, work)
+	var berr *target.BuildError
+	if err == nil || ctx.Err() != nil || !errors.As(err, &berr) {
+		return built, err
+	}
+	built, err = spec.Build(ctx, work)
+	if err == nil {
+		logf("adi: the debug build with the counting hook failed (%s); re-executions count invocations with breakpoints, one stop each", buildProblem([]byte(berr.Output), berr))
+	}
+	return built, err
 }
 
 // recordTarget records one run of the built target: with the instrumented
 // build when there is one, else (or when it failed, which it says) with
 // Delve.
 func recordTarget(ctx context.Context, spec *target.Spec, prog *Program, work string, b *instrumentedBuild, ropts RecordOptions, logf func(string, ...any)) (*trace.Recording, error) {
-	if b != nil {
+	if b != nil && b.hooks {
 		b.wait()
 		if b.err == nil {
 			for _, n := range b.in.notes {
