@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 
 	"github.com/go-delve/delve/pkg/dwarf/godwarf"
@@ -182,15 +183,30 @@ func (p *process) writeCtl(c *counting, buf []byte) error {
 
 // callsCounter reports whether fn calls the counting hook at its entry:
 // the instrumenter leaves some functions out (//go:nosplit, cgo files),
-// whose entries nothing counts. pc is fn's address after its prologue.
+// whose entries nothing counts. pc is fn's address after its prologue:
+// the hook is the first call of the code there on the header line, after
+// the zeroing of the results (runtime.duffzero's, for large ones).
 func callsCounter(t *proc.Target, fn *proc.Function, pc uint64) bool {
-	insts, err := proc.Disassemble(t.Memory(), nil, t.Breakpoints(), t.BinInfo(), pc, min(fn.End, pc+64))
-	if err != nil {
+	insts, err := proc.Disassemble(t.Memory(), nil, t.Breakpoints(), t.BinInfo(), pc, fn.End)
+	if err != nil || len(insts) == 0 {
 		return false
 	}
+	header := insts[0].Loc
 	for _, in := range insts {
-		if in.IsCall() {
-			return in.DestLoc != nil && in.DestLoc.Fn != nil && in.DestLoc.Fn.Name == instrument.RuntimeModule+".C"
+		if in.Loc.Line != header.Line || in.Loc.File != header.File {
+			return false
+		}
+		if !in.IsCall() {
+			continue
+		}
+		if in.DestLoc == nil || in.DestLoc.Fn == nil {
+			return false
+		}
+		switch name := in.DestLoc.Fn.Name; {
+		case name == instrument.RuntimeModule+".C":
+			return true
+		case !strings.HasPrefix(name, "runtime."):
+			return false
 		}
 	}
 	return false

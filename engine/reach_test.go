@@ -129,15 +129,25 @@ func TestCountedReach(t *testing.T) {
 	}
 }
 
-// TestCountedReachUncounted: a function the instrumenter leaves out
-// (//go:nosplit) does not call the counting hook, so its entries are
-// counted with a breakpoint, one stop each, in the counting build too.
-func TestCountedReachUncounted(t *testing.T) {
+// TestCountedReachFunctions reaches the 7th invocation of two functions
+// in the counting build: one whose header line spills its arguments and
+// zeroes its results (90 bytes of code) before it calls the hook, counted
+// by the hook in 2 stops; and
+// one that the instrumenter leaves out (//go:nosplit), which does not call
+// the hook, counted with a breakpoint, one stop each.
+func TestCountedReachFunctions(t *testing.T) {
 	dir := writeModule(t, map[string]string{
-		"go.mod": "module nosplit\n\ngo 1.22\n",
+		"go.mod": "module counted\n\ngo 1.22\n",
 		"main.go": `package main
 
 import "fmt"
+
+type parsed struct{ a, b, c, d, e, f string }
+
+func parse(i int, v, w string) (p parsed, ok bool) {
+	p.a = fmt.Sprint(i) + v + w
+	return p, i > 0
+}
 
 //go:nosplit
 func leaf(i int) int { return i + 1 }
@@ -146,26 +156,42 @@ func main() {
 	sum := 0
 	for i := 0; i < 10; i++ {
 		sum += leaf(i)
+		if p, ok := parse(i, "v", "w"); ok {
+			sum += len(p.a)
+		}
 	}
 	fmt.Println(sum)
 }
 `,
 	})
-	s, f := openFrame(t, []string{"go", "run", "."}, dir, Options{Recorder: RecorderDelve}, trace.FID{Func: "main.leaf", Index: 7})
-	p, err := launch(s.Program(), 0, nil)
+	s, err := Open(context.Background(), []string{"go", "run", "."}, dir, Options{Recorder: RecorderDelve})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.kill()
-	if p.counter() == nil {
-		t.Fatal("the debug build has no counting hook")
-	}
-	in, err := reachIn(context.Background(), p, f, route(s.Recording(), f, true), Limits{}.withDefaults())
-	if err != nil {
-		t.Fatalf("reaching %s: %v", f.FID, err)
-	}
-	if in.frame.Args[0].Text != "6" || p.stops != 7 {
-		t.Errorf("reached %s with %v in %d stops, want i=6 in 7", f.FID, in.frame.Args, p.stops)
+	defer s.Close()
+	for _, c := range []struct {
+		fn    string
+		stops int
+	}{{"main.parse", 2}, {"main.leaf", 7}} {
+		f, err := s.Recording().Frame(trace.FID{Func: c.fn, Index: 7})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := launch(s.Program(), 0, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.kill()
+		if p.counter() == nil {
+			t.Fatal("the debug build has no counting hook")
+		}
+		in, err := reachIn(context.Background(), p, f, route(s.Recording(), f, true), Limits{}.withDefaults())
+		if err != nil {
+			t.Fatalf("reaching %s: %v", f.FID, err)
+		}
+		if in.frame.Args[0].Text != "6" || p.stops != c.stops {
+			t.Errorf("reached %s with %v in %d stops, want i=6 in %d", f.FID, in.frame.Args, p.stops, c.stops)
+		}
 	}
 }
 
