@@ -482,3 +482,40 @@ func BenchmarkFLTStatementByRecorder(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkFLTStatementByBuild builds the FLT of loop's main.simulate on
+// the debug build that Open makes (with the counting hook at every
+// function's entry) and on the plain -N -l build, side by side: the hook
+// should not make a statement dearer.
+//
+//	go test ./engine -run xxx -bench FLTStatementByBuild
+func BenchmarkFLTStatementByBuild(b *testing.B) {
+	argv := []string{"go", "run", "./testdata/loop"}
+	s, f := openFrame(b, argv, repoRoot(b), Options{}, trace.FID{Func: "main.simulate", Index: 1})
+	spec, err := target.Parse(argv, repoRoot(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	built, err := spec.Build(context.Background(), b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	plain := *s.Program()
+	plain.Path = built.Path
+	for _, bc := range []struct {
+		name string
+		prog *Program
+	}{{"counting", s.Program()}, {"plain", &plain}} {
+		b.Run(bc.name, func(b *testing.B) {
+			steps := 0
+			for b.Loop() {
+				flt, err := BuildFLT(context.Background(), bc.prog, s.Recording(), f, Limits{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				steps += len(flt.Steps)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(steps), "ns/stmt")
+		})
+	}
+}
