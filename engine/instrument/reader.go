@@ -150,8 +150,12 @@ type Record struct {
 	Creator     string // function
 	CreatorSite string // file:line of the go statement
 	ParentStack string // the parent's traceback, for a creator outside the module
-	// Recover: the recovered value's text.
-	Text string
+	// Recover: the recovered value's text; Unwinding is set when it is
+	// the value of a panic that is unwinding the frame whose exit is the
+	// goroutine's previous record, read by its exit hook, and not (yet)
+	// recovered: the panics that library code recovers have no other.
+	Text      string
+	Unwinding bool
 }
 
 // Trace is a read record file.
@@ -894,6 +898,9 @@ func (d *decoder) record(k byte, r *Record) error {
 	case RecRecover:
 		d.dirty = true
 		r.Text, _, i = d.str(b, i, true)
+		var u byte
+		u, i = byte1(b, i)
+		r.Unwinding = u == 1
 	default:
 		err = fmt.Errorf("unknown record kind %d", k)
 	}

@@ -111,16 +111,18 @@ func EN(site uint64, as ...any) F {
 }
 
 // X0 to X3 and XN record the exit of the frame f, r0… the addresses of
-// its results. They are deferred first, so they run last.
+// its results, and when a panic unwinds the frame, the panic's value (see
+// unwinding). They are deferred first, so they run last.
 //
 //go:noinline
 func X0(f F) {
 	if f.g == nil {
 		return
 	}
-	_, pc := exitFrames()
+	gp, pc := exitFrames()
 	if p, ok := leave(f, pc); ok {
 		f.g.done(p.byte1(1)) // 0 as a varint
+		f.g.unwinding(gp, pc)
 	}
 }
 
@@ -129,12 +131,13 @@ func X1(f F, r0 any) {
 	if f.g == nil {
 		return
 	}
-	_, pc := exitFrames()
+	gp, pc := exitFrames()
 	if p, ok := leave(f, pc); ok {
 		s := f.g
 		p = p.uvarint(1)
 		p = s.value(p, r0)
 		s.done(p)
+		s.unwinding(gp, pc)
 	}
 }
 
@@ -143,13 +146,14 @@ func X2(f F, r0, r1 any) {
 	if f.g == nil {
 		return
 	}
-	_, pc := exitFrames()
+	gp, pc := exitFrames()
 	if p, ok := leave(f, pc); ok {
 		s := f.g
 		p = p.uvarint(2)
 		p = s.value(p, r0)
 		p = s.value(p, r1)
 		s.done(p)
+		s.unwinding(gp, pc)
 	}
 }
 
@@ -158,7 +162,7 @@ func X3(f F, r0, r1, r2 any) {
 	if f.g == nil {
 		return
 	}
-	_, pc := exitFrames()
+	gp, pc := exitFrames()
 	if p, ok := leave(f, pc); ok {
 		s := f.g
 		p = p.uvarint(3)
@@ -166,6 +170,7 @@ func X3(f F, r0, r1, r2 any) {
 		p = s.value(p, r1)
 		p = s.value(p, r2)
 		s.done(p)
+		s.unwinding(gp, pc)
 	}
 }
 
@@ -174,7 +179,7 @@ func XN(f F, rs ...any) {
 	if f.g == nil {
 		return
 	}
-	_, pc := exitFrames()
+	gp, pc := exitFrames()
 	if p, ok := leave(f, pc); ok {
 		if len(rs) > 32 {
 			rs = rs[:32]
@@ -185,6 +190,7 @@ func XN(f F, rs ...any) {
 			p = s.value(p, r)
 		}
 		s.done(p)
+		s.unwinding(gp, pc)
 	}
 }
 

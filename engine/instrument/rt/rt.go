@@ -285,6 +285,7 @@ func init() {
 		os.Stderr.WriteString("adi: cannot record: " + err.Error() + "\n")
 		return
 	}
+	calibrate()
 	enabled = true
 }
 
@@ -998,22 +999,91 @@ func rec(gp uintptr, v any) {
 		return
 	}
 	s.hdr().flags |= hdrScan
-	var text string
+	s.done(p.str(panicText(v), 1024).byte1(0))
+}
+
+// panicText is the text of a panic's value, made without calling user code:
+// a string, the message of the runtime's own errors, else the value's
+// type.
+func panicText(v any) string {
 	switch x := v.(type) {
 	case string:
-		text = x
+		return x
 	case runtime.Error:
 		t := reflect.TypeOf(v)
 		if t.Kind() == reflect.Pointer {
 			t = t.Elem()
 		}
 		if t.PkgPath() == "runtime" {
-			text = x.Error() // the runtime's own errors: no user code
-		} else {
-			text = typeName(reflect.TypeOf(v))
+			return x.Error() // the runtime's own errors: no user code
 		}
-	default:
-		text = typeName(reflect.TypeOf(v))
 	}
-	s.done(p.str(text, 1024))
+	return typeName(reflect.TypeOf(v))
+}
+
+// Where the runtime keeps the panic in flight, found by calibrate: the
+// return address in runtime.gopanic of its calls of deferred functions
+// (an exit hook called there runs as a panic unwinds its frame), and the
+// offsets of the current panic in the runtime's g and of its value in it.
+var panicRet, panicAt, panicArg uintptr
+
+// calibration is the value calibrate panics with.
+var calibration byte
+
+// calibrate panics and recovers once, and finds, while the panic unwinds,
+// where the runtime keeps it: a word of the goroutine's g that points into
+// its stack (where gopanic keeps its _panic), at a value equal to the one
+// it panicked with. It leaves panicRet zero if there is none (another
+// runtime): panics recovered by library code then have no value.
+func calibrate() {
+	defer func() { recover() }()
+	defer calibrateAt(&calibration)
+	panic(&calibration)
+}
+
+// calibrateAt runs as calibrate's panic unwinds it, called by a deferwrap
+// as the exit hooks are.
+//
+//go:noinline
+func calibrateAt(v *byte) {
+	gp, pc := exitFrames()
+	var want any = v
+	e := (*eface)(unsafe.Pointer(&want))
+	lo, hi := stackLo(gp), stackHi(gp)
+	for off := uintptr(16); off < 256; off += 8 {
+		p := peek(gp + off)
+		if p < lo || p >= hi || p%8 != 0 {
+			continue
+		}
+		for arg := uintptr(0); arg <= 16; arg += 8 {
+			if p+arg+16 <= hi && peek(p+arg) == uintptr(e.typ) && peek(p+arg+8) == uintptr(e.data) {
+				panicRet, panicAt, panicArg = pc, off, arg
+				return
+			}
+		}
+	}
+}
+
+// unwinding records the value of the panic unwinding the frame whose exit
+// hook, called at pc, has just recorded its exit.
+func (s *G) unwinding(gp, pc uintptr) {
+	if pc != panicRet || panicRet == 0 {
+		return
+	}
+	p := peek(gp + panicAt)
+	if p == 0 {
+		return
+	}
+	var v any
+	e := (*eface)(unsafe.Pointer(&v))
+	e.typ, e.data = ptrOf(peek(p+panicArg)), ptrOf(peek(p+panicArg+8))
+	if v == nil {
+		return
+	}
+	q, ok := begin(s, recRecover)
+	if !ok {
+		return
+	}
+	s.hdr().flags |= hdrScan
+	s.done(q.str(panicText(v), 1024).byte1(1))
 }

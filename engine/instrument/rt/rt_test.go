@@ -566,3 +566,45 @@ func TestTestName(t *testing.T) {
 		t.Fatalf("values %v, want %s", got, want)
 	}
 }
+
+// boom is a function that panics, as the instrumenter rewrites it.
+//
+//go:noinline
+func boom(n int) (r int) {
+	h := E1(3, &n)
+	defer X1(h, &r)
+	panic(fmt.Sprintf("boom %d", n))
+}
+
+// TestUnwinding: calibrate finds where the runtime keeps the panic in
+// flight, and the exit hook of a frame that a panic unwinds records the
+// panic's value after the frame's exit, also when code without the hooks
+// (a library) recovers it.
+func TestUnwinding(t *testing.T) {
+	path := startRecording(t)
+	calibrate()
+	if panicRet == 0 {
+		t.Fatal("calibrate did not find the panic in flight")
+	}
+	func() {
+		defer func() { recover() }()
+		boom(7)
+	}()
+	tr, err := instrument.ReadTrace(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, r := range tr.Records {
+		switch r.Kind {
+		case instrument.RecEnter, instrument.RecExit:
+			kinds = append(kinds, fmt.Sprint(r.Kind))
+		case instrument.RecRecover:
+			kinds = append(kinds, fmt.Sprintf("%q unwinding=%v", r.Text, r.Unwinding))
+		}
+	}
+	want := fmt.Sprint([]string{fmt.Sprint(instrument.RecEnter), fmt.Sprint(instrument.RecExit), `"boom 7" unwinding=true`})
+	if got := fmt.Sprint(kinds); got != want {
+		t.Errorf("records %s, want %s", got, want)
+	}
+}
