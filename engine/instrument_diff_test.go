@@ -36,6 +36,7 @@ var diffTargets = [][]string{
 	{"go", "run", "./testdata/spin"},
 	{"go", "run", "./testdata/initgen"},
 	{"go", "run", "./testdata/empty"},
+	{"go", "run", "./testdata/libpanic"},
 }
 
 // TestRecordersAgree records every testdata program with both recorders

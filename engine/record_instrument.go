@@ -806,6 +806,15 @@ func (b *builder) event(r *instrument.Record) {
 		if r.Text == "" {
 			return
 		}
+		if r.Unwinding {
+			// The value of the panic that unwound the frame that just
+			// exited (which a recover in the program, if any, gives
+			// again below).
+			if fs := b.panicking[r.Goid]; len(fs) > 0 && b.panickedAt(fs[len(fs)-1]) {
+				b.rec.SetPanic(fs[len(fs)-1], r.Text)
+			}
+			return
+		}
 		for _, i := range b.panicking[r.Goid] {
 			b.rec.SetPanic(i, r.Text)
 			b.rec.SetRecovered(i)
@@ -1256,10 +1265,11 @@ func (b *builder) fatal(info *trace.PanicInfo, stderr string) bool {
 		return false
 	}
 	// The frames the panic unwound on that goroutine, innermost first
-	// (b.panicked is in order of exit).
+	// (b.panicked is in order of exit): not those of panics the program
+	// recovered.
 	var unwound []int
 	for _, seq := range b.panicked {
-		if b.panickedAt(seq) && b.rec.GoroutineOf(seq) == info.Goroutine && b.rec.PanicOf(seq) == "" {
+		if b.panickedAt(seq) && b.rec.GoroutineOf(seq) == info.Goroutine && !b.rec.RecoveredOf(seq) {
 			unwound = append(unwound, seq)
 		}
 	}

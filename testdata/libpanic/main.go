@@ -1,12 +1,19 @@
 // Command libpanic encodes a value that encoding/json cannot encode: the
 // library panics and recovers inside json.Marshal, and encode returns the
-// error. No frame of the program panics.
+// error. No frame of the program panics there. Then it prints a value
+// whose String method panics, which fmt recovers from: that frame
+// panicked, and only library code recovered.
 package main
 
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 )
+
+type broken struct{}
+
+func (broken) String() string { panic("broken String") }
 
 func encode(v any) string {
 	b, err := json.Marshal(v)
@@ -19,4 +26,5 @@ func encode(v any) string {
 func main() {
 	fmt.Println(encode(map[string]any{"ok": 1}))
 	fmt.Println(encode(map[string]any{"c": make(chan int)}))
+	fmt.Fprintln(os.Stdout, broken{})
 }
