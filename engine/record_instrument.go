@@ -286,7 +286,7 @@ func newBuilder(in *instrumented, lim Limits, syms symbols, f *instrument.File, 
 		return nil, fmt.Errorf("reading the instrumented binary's symbols: %w", err)
 	}
 	return &builder{
-		bi: bi, file: f, sites: in.sites, lim: lim,
+		bi: bi, path: in.path, file: f, sites: in.sites, lim: lim,
 		rec:      &trace.Recording{},
 		counts:   map[string]*int{},
 		stacks:   map[int64]*gstack{},
@@ -531,10 +531,14 @@ func lessGC() func() {
 // builder turns the records into the index, the way the Delve recorder
 // does from its breakpoints (see recorder.go).
 type builder struct {
-	bi    *gosym.Table
-	file  *instrument.File // names the values' types
-	sites []instrument.Site
-	lim   Limits
+	bi *gosym.Table
+	// path is the binary's; inl its inline trees, once inlRead.
+	path    string
+	inl     *inlineTrees
+	inlRead bool
+	file    *instrument.File // names the values' types
+	sites   []instrument.Site
+	lim     Limits
 	// rec gets every frame, kept or not (see limit), as it enters.
 	rec    *trace.Recording
 	counts map[string]*int // by fid name
@@ -756,10 +760,30 @@ func (b *builder) callPosID(pc uint64) posID {
 		return p
 	}
 	file, line, _ := b.bi.PCToLine(pc - 1)
+	if decl := b.fn(pc - 1).decl; decl.File != "" && file != decl.File {
+		// Code inlined from another file: the call is the function's
+		// own call of what was inlined.
+		if t := b.inlineTrees(); t != nil {
+			if o := t.outermost(pc - 1); o != pc-1 {
+				file, line, _ = b.bi.PCToLine(o)
+			}
+		}
+	}
 	p := posID{pos: trace.Pos{File: file, Line: line}}
 	p.id = b.rec.PosID(p.pos)
 	b.pos[pc] = p
 	return p
+}
+
+// inlineTrees returns the binary's inline trees, read the first time (nil
+// if they cannot be: a call site in inlined code then has the inlined
+// function's line).
+func (b *builder) inlineTrees() *inlineTrees {
+	if !b.inlRead {
+		b.inlRead = true
+		b.inl, _ = loadInlineTrees(b.path)
+	}
+	return b.inl
 }
 
 // callSiteID is callPosID(pc).id, cached in b.siteIDs (whose zero
