@@ -2,13 +2,17 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/adi-go/adi/engine/instrument"
 	"github.com/adi-go/adi/engine/target"
 	"github.com/adi-go/adi/engine/trace"
 )
@@ -172,5 +176,52 @@ func main() {
 		if a, r := flt.Frame.Args, flt.Frame.Results; len(a) != 1 || a[0].Text != want.arg || len(r) != 1 || r[0].Text != want.result {
 			t.Errorf("%s's argument and result in its trace: %+v, %+v; want %s, %s", f.FID, a, r, want.arg, want.result)
 		}
+	}
+}
+
+// TestBuildDebugFallback: a debug build that fails only with the counting
+// overlay (here an overlay that breaks the program) is made plain, and
+// says so; a program that does not build gives its own error, once.
+func TestBuildDebugFallback(t *testing.T) {
+	dir := writeModule(t, map[string]string{
+		"go.mod":  "module example.com/fallback\n\ngo 1.21\n",
+		"main.go": "package main\n\nfunc main() {}\n",
+	})
+	work := t.TempDir()
+	broken := filepath.Join(work, "broken.go")
+	overlay := filepath.Join(work, "overlay.json")
+	if err := os.WriteFile(broken, []byte("package main\n\nfunc main() { undefinedName() }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(overlay, fmt.Appendf(nil, `{"Replace": {%q: %q}}`, filepath.Join(dir, "main.go"), broken), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b := &instrumentedBuild{rewritten: make(chan struct{}), res: &instrument.Result{CountOverlay: overlay}}
+	close(b.rewritten)
+	spec, err := target.Parse([]string{"go", "run", "."}, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log []string
+	logf := func(f string, a ...any) { log = append(log, fmt.Sprintf(f, a...)) }
+	built, err := buildDebug(context.Background(), spec, work, b, logf)
+	if err != nil {
+		t.Fatalf("the plain build: %v", err)
+	}
+	if _, err := os.Stat(built.Path); err != nil {
+		t.Fatal(err)
+	}
+	if len(log) != 1 || !strings.Contains(log[0], "the debug build with the counting hook failed (") || !strings.Contains(log[0], "undefinedName") {
+		t.Errorf("log: %q", log)
+	}
+	// The program itself does not build: its error, and no note.
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nfunc main() { alsoUndefined() }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	log = nil
+	_, err = buildDebug(context.Background(), spec, work, b, logf)
+	var berr *target.BuildError
+	if !errors.As(err, &berr) || !strings.Contains(berr.Output, "alsoUndefined") || len(log) != 0 {
+		t.Errorf("a program that does not build: %v; log %q", err, log)
 	}
 }

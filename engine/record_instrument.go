@@ -1503,7 +1503,11 @@ func buildDebug(ctx context.Context, spec *target.Spec, work string, b *instrume
 	}
 	built, err = spec.Build(ctx, work)
 	if err == nil {
-		logf("adi: the debug build with the counting hook failed (%s); re-executions count invocations with breakpoints, one stop each", buildProblem([]byte(berr.Output), berr))
+		out := []byte(berr.Output)
+		for cp, orig := range b.res.Originals {
+			out = bytes.ReplaceAll(out, []byte(cp), []byte(orig))
+		}
+		logf("adi: the debug build with the counting hook failed (%s); re-executions count invocations with breakpoints, one stop each", buildProblem(out, berr))
 	}
 	return built, err
 }
