@@ -156,6 +156,53 @@ type Result struct {
 	// Originals are the files the instrumented copies were made from, by
 	// the copies' paths: the compiler's errors name the copies.
 	Originals map[string]string
+	// BuildFlags are the target's build flags without its own -overlay,
+	// whose replacements both overlays include (the go command takes
+	// one): the builds pass them with Overlay or CountOverlay.
+	BuildFlags []string
+}
+
+// userOverlay splits the target's own -overlay flag off its build flags,
+// and reads its replacements, by absolute path ("" for a file the overlay
+// deletes). Relative paths are relative to dir, where the go command runs.
+func userOverlay(flags []string, dir string) (rest []string, replace map[string]string, err error) {
+	path := ""
+	for i := 0; i < len(flags); i++ {
+		f := flags[i]
+		switch {
+		case f == "-overlay" || f == "--overlay":
+			if i+1 < len(flags) {
+				path = flags[i+1]
+				i++
+			}
+		case strings.HasPrefix(f, "-overlay=") || strings.HasPrefix(f, "--overlay="):
+			_, path, _ = strings.Cut(f, "=")
+		default:
+			rest = append(rest, f)
+		}
+	}
+	if path == "" {
+		return rest, nil, nil
+	}
+	abs := func(p string) string {
+		if p == "" || filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(dir, p)
+	}
+	b, err := os.ReadFile(abs(path))
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading the target's -overlay: %w", err)
+	}
+	var o struct{ Replace map[string]string }
+	if err := json.Unmarshal(b, &o); err != nil {
+		return nil, nil, fmt.Errorf("reading the target's -overlay %s: %w", path, err)
+	}
+	replace = map[string]string{}
+	for k, v := range o.Replace {
+		replace[abs(k)] = abs(v)
+	}
+	return rest, replace, nil
 }
 
 // Env is what the instrumented binary's environment needs besides the
@@ -212,7 +259,11 @@ func Instrument(ctx context.Context, opts Options, work string) (*Result, error)
 		}
 		pkgs = append(pkgs, &p)
 	}
-	res := &Result{Originals: map[string]string{}}
+	flags, users, err := userOverlay(opts.BuildFlags, opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Originals: map[string]string{}, BuildFlags: flags}
 	var modDir string
 	for _, p := range pkgs {
 		if p.Module != nil && p.Module.Main {
@@ -236,7 +287,12 @@ func Instrument(ctx context.Context, opts Options, work string) (*Result, error)
 		return nil, errors.New("the target is not in a module: the instrumenting recorder needs one (go.mod)")
 	}
 	rtImport := RuntimeModule
-	overlay, counting := map[string]string{}, map[string]string{}
+	// The target's own replacements, and then adi's copies of the files
+	// as they replace them.
+	overlay, counting := maps.Clone(users), maps.Clone(users)
+	if overlay == nil {
+		overlay, counting = map[string]string{}, map[string]string{}
+	}
 	files := map[string]bool{}
 	pkgSet := map[string]bool{"main": true}
 	for _, d := range []string{"src", "count"} {
@@ -284,7 +340,14 @@ func Instrument(ctx context.Context, opts Options, work string) (*Result, error)
 				continue
 			}
 			files[abs] = true
-			src, err := os.ReadFile(abs)
+			from := abs
+			if r, ok := users[abs]; ok {
+				if r == "" {
+					continue // deleted by the target's overlay
+				}
+				from = r
+			}
+			src, err := os.ReadFile(from)
 			if err != nil {
 				return nil, err
 			}
@@ -328,7 +391,11 @@ func Instrument(ctx context.Context, opts Options, work string) (*Result, error)
 		return nil, err
 	}
 	gomod := filepath.Join(modDir, "go.mod")
-	mod, err := os.ReadFile(gomod)
+	from := gomod
+	if r := users[gomod]; r != "" {
+		from = r
+	}
+	mod, err := os.ReadFile(from)
 	if err != nil {
 		return nil, fmt.Errorf("reading the main module's go.mod: %w", err)
 	}
