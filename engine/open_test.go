@@ -225,3 +225,30 @@ func TestBuildDebugFallback(t *testing.T) {
 		t.Errorf("a program that does not build: %v; log %q", err, log)
 	}
 }
+
+// TestOpenUserOverlay: a target built with its own -overlay is recorded
+// and re-executed as it runs with it. Both of adi's overlays include the
+// target's replacements and rewrite the files as they replace them (the
+// go command takes one -overlay: adi's used to replace the target's, and
+// the instrumented recording had no frame).
+func TestOpenUserOverlay(t *testing.T) {
+	dir := writeModule(t, map[string]string{
+		"go.mod":  "module example.com/overlaid\n\ngo 1.21\n",
+		"main.go": "package main\n\nimport \"fmt\"\n\nfunc add(a, b int) int { return a + b }\n\nfunc main() { fmt.Println(add(1, 2)) }\n",
+		"alt.txt": "package main\n\nimport \"fmt\"\n\nfunc add(a, b int) int { return a - b }\n\nfunc main() { fmt.Println(\"overlaid\", add(1, 2)) }\n",
+		"ov.json": `{"Replace": {"main.go": "alt.txt"}}`,
+	})
+	for _, k := range []RecorderKind{RecorderInstrument, RecorderDelve} {
+		s, f := openFrame(t, []string{"go", "run", "-overlay=ov.json", "."}, dir, Options{Recorder: k}, trace.FID{Func: "main.add", Index: 1})
+		if got := s.Recording().Outcome.Stdout; got != "overlaid -1\n" {
+			t.Errorf("%s recorder: output %q", k, got)
+		}
+		flt, err := s.FLT(context.Background(), f)
+		if err != nil {
+			t.Fatalf("%s recorder: %v", k, err)
+		}
+		if len(flt.Frame.Results) != 1 || flt.Frame.Results[0].Text != "-1" {
+			t.Errorf("%s recorder: add#1 returned %+v", k, flt.Frame.Results)
+		}
+	}
+}

@@ -71,7 +71,7 @@ func buildHooked(ctx context.Context, spec *target.Spec, work string, res *instr
 		args = []string{"test", "-c", "-o", out}
 	}
 	args = append(args, "-overlay="+res.Overlay)
-	args = append(args, spec.BuildFlags...)
+	args = append(args, res.BuildFlags...)
 	if !setsLdflags(spec.BuildFlags) && !strings.Contains(os.Getenv("GOFLAGS"), "ldflags") {
 		// No DWARF: the binary runs natively, and adi reads its line
 		// table only. The link is a fifth faster (the target's own
@@ -1424,17 +1424,16 @@ func (b *instrumentedBuild) wait() {
 	}
 }
 
-// countOverlay waits for the rewrite and returns the overlay of the
-// counting debug build, "" if there is none.
-func (b *instrumentedBuild) countOverlay() string {
+// rewrite waits for the rewrite and returns it, nil if there is none.
+func (b *instrumentedBuild) rewrite() *instrument.Result {
 	if b == nil {
-		return ""
+		return nil
 	}
 	<-b.rewritten
 	if b.rerr != nil {
-		return ""
+		return nil
 	}
-	return b.res.CountOverlay
+	return b.res
 }
 
 // startInstrumentedBuild chooses the recorder as opts say: the
@@ -1490,12 +1489,12 @@ func startInstrumentedBuild(ctx context.Context, spec *target.Spec, work string,
 // process instead of n; plain when they were not, or when that build
 // fails, which it says.
 func buildDebug(ctx context.Context, spec *target.Spec, work string, b *instrumentedBuild, logf func(string, ...any)) (*target.Program, error) {
-	ov := b.countOverlay()
-	if ov == "" {
+	res := b.rewrite()
+	if res == nil || res.CountOverlay == "" {
 		return spec.Build(ctx, work)
 	}
 	counted := *spec
-	counted.BuildFlags = append(slices.Clone(spec.BuildFlags), "-overlay="+ov)
+	counted.BuildFlags = append(slices.Clone(res.BuildFlags), "-overlay="+res.CountOverlay)
 	built, err := counted.Build(ctx, work)
 	var berr *target.BuildError
 	if err == nil || ctx.Err() != nil || !errors.As(err, &berr) {
@@ -1504,7 +1503,7 @@ func buildDebug(ctx context.Context, spec *target.Spec, work string, b *instrume
 	built, err = spec.Build(ctx, work)
 	if err == nil {
 		out := []byte(berr.Output)
-		for cp, orig := range b.res.Originals {
+		for cp, orig := range res.Originals {
 			out = bytes.ReplaceAll(out, []byte(cp), []byte(orig))
 		}
 		logf("adi: the debug build with the counting hook failed (%s); re-executions count invocations with breakpoints, one stop each", buildProblem(out, berr))
