@@ -2,12 +2,9 @@ package engine
 
 import (
 	"context"
-	"debug/elf"
 	"encoding/binary"
 	"fmt"
-	"os"
 	"strings"
-	"sync"
 
 	"github.com/go-delve/delve/pkg/dwarf/godwarf"
 	"github.com/go-delve/delve/pkg/proc"
@@ -23,7 +20,7 @@ import (
 // instead of n.
 type counting struct {
 	ctl     uint64   // the address of adirt.Ctl
-	stop    []uint64 // the entry of adirt.Stop
+	stop    []uint64 // where a breakpoint in adirt.Stop goes
 	goidOff uint64   // the offset of goid in the runtime's g
 }
 
@@ -42,17 +39,27 @@ func findCounter(p *process) *counting {
 	defer unlock()
 	t := grp.Selected
 	bi := t.BinInfo()
-	if len(bi.Images) == 0 {
+	fns := bi.LookupFunc()[instrument.RuntimeModule+".Stop"]
+	if len(fns) == 0 {
 		return nil
 	}
-	// The runtime has no debug information in the counting build (Delve
-	// would step into C): its symbols are the binary's.
-	img := bi.Images[0]
-	syms, err := counterSymbols(img.Path)
-	if err != nil || syms.ctl == 0 || syms.stop == 0 {
+	c := &counting{}
+	for _, fn := range fns {
+		pc, err := proc.FirstPCAfterPrologue(t, fn, false)
+		if err != nil {
+			return nil
+		}
+		c.stop = append(c.stop, pc)
+	}
+	scope, err := proc.ThreadScope(t, t.CurrentThread())
+	if err != nil {
 		return nil
 	}
-	c := &counting{ctl: img.StaticBase + syms.ctl, stop: []uint64{img.StaticBase + syms.stop}}
+	v, err := scope.EvalExpression(fmt.Sprintf("%q.Ctl", instrument.RuntimeModule), proc.LoadConfig{})
+	if err != nil || v.Addr == 0 {
+		return nil
+	}
+	c.ctl = v.Addr
 	typ, err := bi.FindType("runtime.g")
 	if err != nil {
 		return nil
@@ -70,50 +77,6 @@ func findCounter(p *process) *counting {
 		return nil
 	}
 	return c
-}
-
-// counterAddrs are the addresses of adirt.Ctl and adirt.Stop in a binary,
-// before relocation; 0 when it has none.
-type counterAddrs struct{ ctl, stop uint64 }
-
-var (
-	counterMu    sync.Mutex
-	counterCache = map[string]counterAddrs{}
-)
-
-// counterSymbols reads the addresses of the counting hook's symbols from
-// the binary at path (once per binary: each re-execution launches it).
-func counterSymbols(path string) (counterAddrs, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return counterAddrs{}, err
-	}
-	key := fmt.Sprintf("%s %d %d", path, st.Size(), st.ModTime().UnixNano())
-	counterMu.Lock()
-	defer counterMu.Unlock()
-	if a, ok := counterCache[key]; ok {
-		return a, nil
-	}
-	f, err := elf.Open(path)
-	if err != nil {
-		return counterAddrs{}, err
-	}
-	defer f.Close()
-	syms, err := f.Symbols()
-	if err != nil {
-		return counterAddrs{}, err
-	}
-	var a counterAddrs
-	for _, s := range syms {
-		switch s.Name {
-		case instrument.RuntimeModule + ".Ctl":
-			a.ctl = s.Value
-		case instrument.RuntimeModule + ".Stop":
-			a.stop = s.Value
-		}
-	}
-	counterCache[key] = a
-	return a, nil
 }
 
 // countEntries continues the process until the entries of the functions
