@@ -1401,9 +1401,9 @@ func (b *builder) keptValues() {
 	}
 }
 
-// instrumentedBuild is the instrumenter's work for Open, done while the
-// go command lists the target for the debug build: the rewritten sources,
-// then the instrumented build when that recorder was chosen.
+// instrumentedBuild is the instrumenter's work for Open: the rewritten
+// sources, which the debug build waits for, then the instrumented build
+// when that recorder was chosen, made while the debug build is.
 type instrumentedBuild struct {
 	// rewritten is closed once res (or rerr) is set.
 	rewritten chan struct{}
@@ -1485,9 +1485,9 @@ func startInstrumentedBuild(ctx context.Context, spec *target.Spec, work string,
 
 // buildDebug makes the debug build that the traces re-execute under
 // Delve: with the counting hook when the sources were rewritten, so that
-// reaching the n-th invocation of a function costs one stop of the
-// process instead of n; plain when they were not, or when that build
-// fails, which it says.
+// reaching the n-th invocation of a function costs two stops of the
+// process instead of n (see counting); plain when they were not, or when
+// that build fails, which it says.
 func buildDebug(ctx context.Context, spec *target.Spec, work string, b *instrumentedBuild, logf func(string, ...any)) (*target.Program, error) {
 	res := b.rewrite()
 	if res == nil || res.CountOverlay == "" {

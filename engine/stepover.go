@@ -42,6 +42,10 @@ const (
 // When counter is not nil (a call of library code), entries of the
 // functions library code called for the frame in the recording are counted
 // into it.
+//
+// ended reports that the frame will not be back: the process ended (or
+// stopped at an unrecovered panic or a fatal error), or a panic unwound
+// the frame.
 func (in *inFrame) stepOverCall(ctx context.Context, callee *proc.Stackframe, counter *int) (ended bool, err error) {
 	grp, unlock := in.p.d.LockTargetGroup()
 	defer unlock()
