@@ -2,7 +2,9 @@
 // that every function, method, closure and init of the main module calls
 // entry and exit hooks, for adi's instrumenting recorder. The user's files
 // are never touched: the copies and the hooks' runtime (package adirt,
-// embedded here) are given to the go command with -overlay.
+// embedded here) are given to the go command with -overlay. A second set
+// of copies calls only a counting hook at each function's entry, for the
+// debug build that adi re-executes under Delve (Result.CountOverlay).
 //
 // Line numbers stay exact: every insertion is on an existing line (after
 // the opening brace of a body, before a go statement, around a call of
