@@ -152,9 +152,13 @@ func route(rec *trace.Recording, f *trace.Frame, counted bool) []hop {
 	for s := f.Seq; s >= 0 && len(chain) < 128; s = rec.ParentOf(s) {
 		chain = append(chain, s)
 	}
-	// A count that the scheduler can change costs more than any other.
+	// A count that the scheduler can change costs more than any other,
+	// the more so the more entries it counts (each is a chance for
+	// another goroutine's to come first): of the ways that need one, the
+	// one that counts the fewest such entries (the 4th call of a parallel
+	// test's decoder rather than the 32,743rd of its lexer's helper).
 	shared := map[string]bool{}
-	risk := func(s int) int {
+	risk := func(s, n int) int {
 		fn := rec.FuncOf(s)
 		on, ok := shared[fn]
 		if !ok {
@@ -162,7 +166,7 @@ func route(rec *trace.Recording, f *trace.Frame, counted bool) []hop {
 			shared[fn] = on
 		}
 		if on {
-			return 1 << 30
+			return n << 20
 		}
 		return 0
 	}
@@ -186,14 +190,15 @@ func route(rec *trace.Recording, f *trace.Frame, counted bool) []hop {
 		}
 		n, ok := rec.EntriesBetween(chain[j], chain[i])
 		h.hits = n
-		return h, stops(n) + risk(chain[i]), ok
+		return h, stops(n) + risk(chain[i], n), ok
 	}
 	// cost[i]: the stops to reach chain[i]; via[i]: the caller stopped at
 	// before it, -1 for none.
 	cost := make([]int, len(chain))
 	via := make([]int, len(chain))
 	for i := len(chain) - 1; i >= 0; i-- {
-		cost[i], via[i] = stops(rec.FIDOf(chain[i]).Index)+risk(chain[i]), -1
+		n := rec.FIDOf(chain[i]).Index
+		cost[i], via[i] = stops(n)+risk(chain[i], n), -1
 		for j := i + 1; j < len(chain); j++ {
 			if _, n, ok := count(j, i); ok && cost[j]+n < cost[i] {
 				cost[i], via[i] = cost[j]+n, j

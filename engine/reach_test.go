@@ -129,6 +129,43 @@ func TestCountedReach(t *testing.T) {
 	}
 }
 
+// TestRouteRisk: four workers that library code started (no spawn edge
+// from the program) each call handle, which calls decode, 50 times. Every
+// way to decode#150 counts entries on several goroutines somewhere; the
+// route counts the fewest of them: the 3rd entry of worker, then on its
+// goroutine, not the 150th of decode, which the scheduler's interleaving
+// of the workers decides (the counting hook makes both hops cheap, and
+// the direct one took it).
+func TestRouteRisk(t *testing.T) {
+	s := &synth{rec: &trace.Recording{}, counts: map[string]int{}}
+	s.n, s.r0, s.int = s.rec.Intern("n"), s.rec.Intern("~r0"), s.rec.Intern("int")
+	var ws []*sframe
+	for w := range 4 {
+		ws = append(ws, s.enter("main.worker", nil, int64(w+2), w))
+	}
+	for i := range 50 {
+		for _, wf := range ws {
+			h := s.enter("main.handle", wf, wf.Goroutine, i)
+			s.exit(s.enter("main.decode", h, wf.Goroutine, i), i)
+			s.exit(h, i)
+		}
+	}
+	for _, wf := range ws {
+		s.exit(wf, 0)
+	}
+	s.rec.Index()
+	f, err := s.rec.Frame(trace.FID{Func: "main.decode", Index: 150})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []hop{{at: trace.FID{Func: "main.worker", Index: 2}, hits: 2}, {at: f.FID, hits: 38, local: true}}
+	for _, counted := range []bool{true, false} {
+		if got := route(s.rec, f, counted); !reflect.DeepEqual(got, want) {
+			t.Errorf("route to %s (counted %v): %+v, want %+v", f.FID, counted, got, want)
+		}
+	}
+}
+
 // TestCountedReachFunctions reaches the 7th invocation of two functions
 // in the counting build: one whose header line spills its arguments and
 // zeroes its results (90 bytes of code) before it calls the hook, counted
@@ -364,7 +401,7 @@ func TestDroppedWholeBefore(t *testing.T) {
 // counted from the start, Score's invocation numbers would reach other
 // calls (a divergence, most runs); counted on the frame's goroutine from
 // its test's entry, or from the creation of its subtest's goroutine, they
-// reach the recorded call.
+// reach the recorded call. The traces are built in the counting build.
 func TestRouteParallel(t *testing.T) {
 	s, err := Open(context.Background(), []string{"go", "test", "./testdata/partests"}, repoRoot(t), Options{Timeout: time.Minute})
 	if err != nil {
@@ -395,10 +432,14 @@ func TestRouteParallel(t *testing.T) {
 	subtests := 0
 	for _, seq := range seqs {
 		f := rec.At(seq)
-		hops := route(rec, f, false)
-		if h := hops[len(hops)-1]; !h.local || len(hops) < 2 {
-			t.Errorf("route to %s: %+v, want a count on its goroutine", f.FID, hops)
+		// Also when counts cost nothing (the counting hook): a count on
+		// several goroutines is the worse the more entries it counts.
+		for _, counted := range []bool{true, false} {
+			if h := route(rec, f, counted); !h[len(h)-1].local || len(h) < 2 {
+				t.Errorf("route to %s (counted %v): %+v, want a count on its goroutine", f.FID, counted, h)
+			}
 		}
+		hops := route(rec, f, false)
 		// A subtest's frame: the route counts the goroutines TestTable
 		// created.
 		if strings.Contains(rec.FuncOf(rec.ParentOf(rec.ParentOf(seq))), "TestTable") {
