@@ -47,11 +47,7 @@ func loadInlineTrees(path string) (*inlineTrees, error) {
 		return nil, err
 	}
 	defer f.Close()
-	pcln, text := f.Section(".gopclntab"), f.Section(".text")
-	if pcln == nil || text == nil {
-		return nil, errors.New("no .gopclntab or .text section")
-	}
-	data, err := pcln.Data()
+	data, text, err := pclntab(f)
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +56,7 @@ func loadInlineTrees(path string) (*inlineTrees, error) {
 		return nil, errors.New("not a Go 1.20 or later pclntab of a 64-bit binary")
 	}
 	word := func(i int) uint64 { return le.Uint64(data[8+8*i:]) }
-	t := &inlineTrees{textStart: text.Addr, quantum: uint64(data[6]), nfunc: int(word(0))}
+	t := &inlineTrees{textStart: text, quantum: uint64(data[6]), nfunc: int(word(0))}
 	pctab, pcln0 := word(6), word(7)
 	if pctab > uint64(len(data)) || pcln0 > uint64(len(data)) || pcln0+uint64(t.nfunc+1)*8 > uint64(len(data)) {
 		return nil, errors.New("a pclntab offset past its end")

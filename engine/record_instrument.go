@@ -667,15 +667,22 @@ func loadSymbols(path string) (*gosym.Table, error) {
 		return nil, err
 	}
 	defer f.Close()
-	pcln, text := f.Section(".gopclntab"), f.Section(".text")
-	if pcln == nil || text == nil {
-		return nil, errors.New("no .gopclntab or .text section")
-	}
-	data, err := pcln.Data()
+	data, text, err := pclntab(f)
 	if err != nil {
 		return nil, err
 	}
-	return gosym.NewTable(nil, gosym.NewLineTable(data, text.Addr))
+	return gosym.NewTable(nil, gosym.NewLineTable(data, text))
+}
+
+// pclntab returns the runtime's function and line tables of a Go binary,
+// and the address of its code.
+func pclntab(f *elf.File) (data []byte, text uint64, err error) {
+	pcln, code := f.Section(".gopclntab"), f.Section(".text")
+	if pcln == nil || code == nil {
+		return nil, 0, errors.New("no .gopclntab or .text section")
+	}
+	data, err = pcln.Data()
+	return data, code.Addr, err
 }
 
 // ifn is a function, found from a PC in it.

@@ -990,16 +990,24 @@ func rec(gp uintptr, v any) {
 	if !enabled || v == nil {
 		return
 	}
-	s := lookup(gp)
-	if s == nil {
-		return
+	if s := lookup(gp); s != nil {
+		s.panicValue(v, false)
 	}
+}
+
+// panicValue writes a recover record of v, a panic's value: recovered, or
+// still unwinding the goroutine's frames (see unwinding).
+func (s *G) panicValue(v any, unwinding bool) {
 	p, ok := begin(s, recRecover)
 	if !ok {
 		return
 	}
 	s.hdr().flags |= hdrScan
-	s.done(p.str(panicText(v), 1024).byte1(0))
+	flag := byte(0)
+	if unwinding {
+		flag = 1
+	}
+	s.done(p.str(panicText(v), 1024).byte1(flag))
 }
 
 // panicText is the text of a panic's value, made without calling user code:
@@ -1077,13 +1085,7 @@ func (s *G) unwinding(gp, pc uintptr) {
 	var v any
 	e := (*eface)(unsafe.Pointer(&v))
 	e.typ, e.data = ptrOf(peek(p+panicArg)), ptrOf(peek(p+panicArg+8))
-	if v == nil {
-		return
+	if v != nil {
+		s.panicValue(v, true)
 	}
-	q, ok := begin(s, recRecover)
-	if !ok {
-		return
-	}
-	s.hdr().flags |= hdrScan
-	s.done(q.str(panicText(v), 1024).byte1(1))
 }
