@@ -4,6 +4,7 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"sort"
 )
 
@@ -44,12 +45,12 @@ const (
 func loadInlineTrees(path string) (*inlineTrees, error) {
 	f, err := elf.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("reading the inline trees of %s: %w", path, err)
 	}
 	defer f.Close()
 	data, text, err := pclntab(f)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("reading the inline trees of %s: %w", path, err)
 	}
 	le := binary.LittleEndian
 	if len(data) < 8+8*8 || le.Uint32(data) != 0xfffffff1 || data[7] != 8 {
