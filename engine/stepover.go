@@ -6,6 +6,8 @@ import (
 	"go/ast"
 	"go/constant"
 	"go/parser"
+	"slices"
+	"sync/atomic"
 
 	"github.com/go-delve/delve/pkg/proc"
 )
@@ -39,6 +41,14 @@ const (
 // with conditional breakpoints on its own lines instead, which is where a
 // recovery resumes it.
 //
+// Some machines do not stop at hardware watchpoints (virtual machines
+// whose hypervisor leaves the debug registers out): Delve sets them, and
+// the process runs on past the return. A call is then stepped over with a
+// breakpoint on its return address, with the condition that the frame is
+// back, which Delve checks at every return through that address. Until a
+// step over a call has found out which the machine does, both are set
+// (see watchpoints).
+//
 // When counter is not nil (a call of library code), entries of the
 // functions library code called for the frame in the recording are counted
 // into it.
@@ -57,16 +67,22 @@ func (in *inFrame) stepOverCall(ctx context.Context, callee *proc.Stackframe, co
 
 	w := &watcher{tgt: tgt, in: in}
 	defer w.clear()
-	if err := w.watch(stackHi, slotOff); err != nil {
-		return false, err
-	}
-	for _, b := range []struct {
-		id int
-		fn string
-	}{{idCopystack, "runtime.copystack"}, {idGopanic, "runtime.gopanic"}} {
-		if err := w.onEntry(b.id, b.fn, nil); err != nil {
+	state := watchpoints.Load()
+	if state != watchNone {
+		if err := w.watch(stackHi, slotOff); err != nil {
 			return false, err
 		}
+		if err := w.onEntry(idCopystack, "runtime.copystack", nil); err != nil {
+			return false, err
+		}
+	}
+	if state != watchWorks {
+		if err := w.onReturn(callee.Ret); err != nil {
+			return false, err
+		}
+	}
+	if err := w.onEntry(idGopanic, "runtime.gopanic", nil); err != nil {
+		return false, err
 	}
 	if callee.Current.Fn != nil && callee.Current.Fn.Name == "runtime.gopanic" {
 		// The frame panicked already: gopanic runs its deferred calls,
@@ -132,6 +148,7 @@ type watcher struct {
 
 func (w *watcher) set(id int, addr uint64, cond ast.Expr) error {
 	if _, err := w.tgt.SetBreakpoint(id, addr, proc.UserBreakpoint, cond); err != nil {
+
 		return err
 	}
 	if w.addrs == nil {
@@ -178,6 +195,30 @@ func (w *watcher) watch(stackHi uint64, slotOff int64) error {
 	return nil
 }
 
+// onReturn puts a breakpoint on the return address ret of the call being
+// stepped over, with the condition that the frame is back (its goroutine,
+// at its place on the stack): returns of deeper invocations through the
+// same address are checked by Delve, and do not stop the walk.
+func (w *watcher) onReturn(ret uint64) error {
+	cond, err := parser.ParseExpr(fmt.Sprintf("runtime.curg.goid == %d && runtime.frameoff == %d", w.in.goid, w.in.off))
+	if err != nil {
+		return err
+	}
+	return w.set(idWatch, ret, cond)
+}
+
+// watchpoints is what the machine was found to do with hardware
+// watchpoints (see stepOverCall): unknown until the first step over a call
+// ends, at the watchpoint (watchWorks) or at the return breakpoint
+// (watchNone). Once per process.
+var watchpoints atomic.Int32
+
+const (
+	watchUnknown = iota
+	watchWorks
+	watchNone
+)
+
 // onEntry puts a breakpoint on the entry of a runtime function, with a
 // condition if cond is not nil.
 func (w *watcher) onEntry(id int, name string, cond ast.Expr) error {
@@ -207,7 +248,17 @@ func (w *watcher) handle(th proc.Thread, bp *proc.Breakpoint, slotOff int64) (ba
 		if err != nil || len(st) == 0 {
 			return false, nil
 		}
-		return st[0].Current.Fn == w.in.fn && st[0].FrameOffset() == w.in.off, nil
+		back := st[0].Current.Fn == w.in.fn && st[0].FrameOffset() == w.in.off
+		switch {
+		case !back || bp.Logical.LogicalID != idWatch:
+		case bp.WatchType != 0:
+			watchpoints.CompareAndSwap(watchUnknown, watchWorks)
+		default:
+			// Back at the return address: the watchpoint, if set, was
+			// passed by.
+			watchpoints.CompareAndSwap(watchUnknown, watchNone)
+		}
+		return back, nil
 	case idCopystack:
 		// The stack of some goroutine is about to move; if it is ours,
 		// follow the slot once the copy is done.
@@ -260,7 +311,9 @@ func (w *watcher) panicking() error {
 		return err
 	}
 	for _, pc := range pcs {
-		if pc == w.in.fn.Entry {
+		if pc == w.in.fn.Entry || slices.Contains(w.addrs[idWatch], pc) {
+			// The entry is below; a return breakpoint (see onReturn)
+			// stops where the frame lines' would.
 			continue
 		}
 		if err := w.set(idFrameLines, pc, cond); err != nil {
