@@ -4,6 +4,8 @@ package trace
 
 func prefault([]byte) {}
 
+func hugePages([]byte) {}
+
 // remap moves the anonymous mapping m to one of size bytes, keeping its
 // contents.
 func remap(m []byte, size int) ([]byte, error) {

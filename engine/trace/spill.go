@@ -19,10 +19,11 @@ func (r *Recording) Spill(path string, frames, values, text int) error {
 	return r.mapIndex(path, frames, values, text)
 }
 
-// OffHeap places the recording's frame rows, callee lists, value rows and
-// value text in anonymous memory outside the Go heap, sized as Spill does
-// at first: frame rows and value rows grow past that (their mappings are
-// remapped larger), the rest goes to the heap. A recorder that adds frames
+// OffHeap places the recording's frame rows, callee lists, frames by
+// function, value rows and value text in anonymous memory outside the Go
+// heap, sized as Spill does at first: all but the text grow past that, in
+// address space set aside for reserveFrames frames, then by remapping
+// their mappings larger; more text goes to the heap. A recorder that adds frames
 // by the million calls it first: tens of megabytes allocated on the heap
 // would be zeroed by the runtime after the kernel, and make the garbage
 // collector mark the index again and again as it is filled. The memory
@@ -34,11 +35,12 @@ func (r *Recording) OffHeap(frames, values, text int) error {
 
 // mapping is the memory of a mapped index (see Spill and OffHeap),
 // unmapped when the recording is collected: frame rows, value rows,
-// callee lists and text. They are mappings of their own when anonymous
-// (all but the text grow); a file's are parts of one mapping, all.
+// callee lists, the frames by function and text. They are mappings of
+// their own when anonymous (all but the text grow); a file's are parts of
+// one mapping, all.
 type mapping struct {
-	rows, vals, kids, text []byte
-	all                    []byte
+	rows, vals, kids, byFn, text []byte
+	all                          []byte
 }
 
 func (m *mapping) unmap() {
@@ -46,7 +48,7 @@ func (m *mapping) unmap() {
 		unmap(m.all)
 		return
 	}
-	for _, b := range [][]byte{m.rows, m.vals, m.kids, m.text} {
+	for _, b := range [][]byte{m.rows, m.vals, m.kids, m.byFn, m.text} {
 		if b != nil {
 			unmap(b)
 		}
@@ -71,15 +73,31 @@ func (r *Recording) mapIndex(path string, frames, values, text int) error {
 	m := &mapping{}
 	var err error
 	if path != "" {
-		if m.all, err = mapFile(path, rowBytes+valBytes+kidBytes+text); err == nil {
-			m.rows, m.vals = m.all[:rowBytes], m.all[rowBytes:rowBytes+valBytes]
-			m.kids, m.text = m.all[rowBytes+valBytes:][:kidBytes], m.all[rowBytes+valBytes+kidBytes:]
+		if m.all, err = mapFile(path, rowBytes+valBytes+2*kidBytes+text); err == nil {
+			rest := m.all
+			for _, c := range []struct {
+				m    *[]byte
+				size int
+			}{{&m.rows, rowBytes}, {&m.vals, valBytes}, {&m.kids, kidBytes}, {&m.byFn, kidBytes}} {
+				*c.m, rest = rest[:c.size:c.size], rest[c.size:]
+			}
+			m.text = rest
 		}
 	} else {
+		// The mappings that grow take the address space of reserveFrames
+		// frames at once: growing one by moving it (remap) makes each of
+		// its pages cost a fault again when it is next written, as much
+		// as a fresh page.
 		for _, c := range []struct {
 			m    *[]byte
 			size int
-		}{{&m.rows, rowBytes}, {&m.vals, valBytes}, {&m.kids, kidBytes}, {&m.text, text}} {
+		}{
+			{&m.rows, max(rowBytes, reserveFrames*int(unsafe.Sizeof(row{})))},
+			{&m.vals, max(valBytes, reserveFrames*int(unsafe.Sizeof(vrow{})))},
+			{&m.kids, max(kidBytes, reserveFrames*4)},
+			{&m.byFn, max(kidBytes, reserveFrames*4)},
+			{&m.text, text},
+		} {
 			if *c.m, err = mapAnon(c.size); err != nil {
 				break
 			}
@@ -94,9 +112,8 @@ func (r *Recording) mapIndex(path string, frames, values, text int) error {
 	}
 	// Rows and value rows are 8-byte aligned, callee lists 4-byte (the
 	// mappings are page aligned, the sizes multiples of 8).
-	r.rows = unsafe.Slice((*row)(unsafe.Pointer(&m.rows[0])), frames)[:0]
-	r.vals = unsafe.Slice((*vrow)(unsafe.Pointer(&m.vals[0])), values)[:0]
-	r.kids = unsafe.Slice((*int32)(unsafe.Pointer(&m.kids[0])), frames)[:0]
+	r.rows = unsafe.Slice((*row)(unsafe.Pointer(&m.rows[0])), len(m.rows)/int(unsafe.Sizeof(row{})))[:0]
+	r.vals = unsafe.Slice((*vrow)(unsafe.Pointer(&m.vals[0])), len(m.vals)/int(unsafe.Sizeof(vrow{})))[:0]
 	for off := 0; off < len(m.text); off += textBlock {
 		end := min(off+textBlock, len(m.text))
 		r.spare = append(r.spare, m.text[off:off:end])
@@ -104,8 +121,8 @@ func (r *Recording) mapIndex(path string, frames, values, text int) error {
 	r.mem = m
 	if path == "" {
 		// Rows and value rows are written side by side, at about the
-		// same pace: their pages are faulted in turn.
-		rows, vals := m.rows, m.vals
+		// same pace: the pages of those asked for are faulted in turn.
+		rows, vals := m.rows[:rowBytes], m.vals[:valBytes]
 		go func() {
 			const parts = 32
 			rs, vs := len(rows)/parts, len(vals)/parts
@@ -120,6 +137,12 @@ func (r *Recording) mapIndex(path string, frames, values, text int) error {
 	return nil
 }
 
+// reserveFrames is the number of frames whose rows, value rows (one a
+// frame), callee lists and lists by function an index off the heap takes
+// the address space of at once, 640 MB of it: only the pages written
+// take memory.
+const reserveFrames = 1 << 23
+
 // growRows makes room for a frame row more in an index off the heap, by
 // remapping the rows twice as large (without that, or if that fails,
 // append moves the rows to the heap). No prefault: the recorder writes
@@ -133,15 +156,30 @@ func (r *Recording) growRows() {
 	}
 }
 
-// growKids makes room for n callees in an index off the heap (see
-// growRows).
-func (r *Recording) growKids(n int) {
-	if m := r.mem; m != nil && m.all == nil && n > cap(r.kids) {
-		if b, err := remap(m.kids, 4*n); err == nil {
-			m.kids = b
-			r.kids = unsafe.Slice((*int32)(unsafe.Pointer(&b[0])), n)[:len(r.kids)]
+// seqs returns n Seqs for the callee lists, or with byFn for the frames
+// by function (see Index), reusing old: in the index's mapping when it is
+// off the heap (remapped larger when needed), else on the heap.
+func (r *Recording) seqs(old []int32, n int, byFn bool) []int32 {
+	m := r.mem
+	if m == nil {
+		if cap(old) >= n {
+			return old[:n]
+		}
+		return make([]int32, n)
+	}
+	b := &m.kids
+	if byFn {
+		b = &m.byFn
+	}
+	if len(*b) < 4*n && m.all == nil {
+		if g, err := remap(*b, 4*n); err == nil {
+			*b = g
 		}
 	}
+	if n == 0 || len(*b) < 4*n {
+		return make([]int32, n)
+	}
+	return unsafe.Slice((*int32)(unsafe.Pointer(&(*b)[0])), n)
 }
 
 // growVals is growRows for the value rows.

@@ -19,6 +19,8 @@ func unmap([]byte) {}
 
 func prefault([]byte) {}
 
+func hugePages([]byte) {}
+
 func remap([]byte, int) ([]byte, error) {
 	return nil, errors.New("mapping memory is supported on unix systems only")
 }

@@ -37,8 +37,8 @@ type row struct {
 	// in r.vals, or their reference in r.source (inSource).
 	args    uint32
 	results uint32
-	// kids is where the frame's callees start in r.kids (Index); they end
-	// where the next frame's start.
+	// kids is where the frame's callees end in r.kids (Index); they start
+	// where the previous frame's end.
 	kids        uint32
 	nargs, nres uint16
 	exitKind    uint8
@@ -175,8 +175,11 @@ type deepValue struct {
 
 // store is the column store of a Recording.
 type store struct {
-	rows  []row
-	kids  []int32
+	rows []row
+	kids []int32
+	// byFn holds the frames of every function, by function (fnInfo.frames
+	// are its parts).
+	byFn  []int32
 	funcs []fnInfo
 	fnIDs map[string]uint32
 	poss  []Pos
@@ -854,13 +857,14 @@ func (r *Recording) Children(seq int) []int32 {
 	return r.kidsOf(seq)
 }
 
-// kidsOf is Children's slice of r.kids.
+// kidsOf is Children's slice of r.kids: a frame's callees end at its
+// kids, and start where the previous frame's end.
 func (r *Recording) kidsOf(seq int) []int32 {
-	end := uint32(len(r.kids))
-	if seq+1 < len(r.rows) {
-		end = r.rows[seq+1].kids
+	start, end := uint32(0), r.rows[seq].kids
+	if seq > 0 {
+		start = r.rows[seq-1].kids
 	}
-	return r.kids[r.rows[seq].kids:end:end]
+	return r.kids[start:end:end]
 }
 
 // RunOrderOf is Frame.RunOrder of frame seq.
@@ -914,7 +918,7 @@ func (r *Recording) Keep(keep []bool) {
 	r.vals = make([]vrow, 0, len(old.vals)*n/max(1, len(old.rows)))
 	// On the heap from now on (a spilled recording's mapping stays until
 	// the recording is collected).
-	r.text, r.spare, r.kids, r.lens, r.mem = nil, nil, nil, nil, nil
+	r.text, r.spare, r.kids, r.byFn, r.lens, r.mem = nil, nil, nil, nil, nil, nil
 	r.deep, r.panics, r.spawnSeq, r.callers = nil, nil, nil, nil
 	// fix points value k, copied from old's value j, at what it has
 	// outside the row.
@@ -1032,15 +1036,19 @@ func (r *Recording) Index() {
 }
 
 // indexFuncs makes the per-function lists, and the list of the frames
-// that panicked.
+// that panicked. The lists are parts of one array, r.byFn.
 func (r *Recording) indexFuncs() {
 	r.panicked = r.panicked[:0]
-	counts := make([]int32, len(r.funcs))
+	ends := make([]int32, len(r.funcs))
 	for i := range r.rows {
-		counts[r.rows[i].fn]++
+		ends[r.rows[i].fn]++
 	}
+	r.byFn = r.seqs(r.byFn, len(r.rows), true)
+	n := int32(0)
 	for id := range r.funcs {
-		r.funcs[id].frames = make([]int32, 0, counts[id])
+		k := ends[id]
+		r.funcs[id].frames = r.byFn[n : n : n+k]
+		n += k
 	}
 	for i := range r.rows {
 		w := &r.rows[i]
@@ -1055,44 +1063,62 @@ func (r *Recording) indexFuncs() {
 	}
 }
 
-// indexKids makes the callee lists: counted, placed, and ordered by run
-// order where a spawned frame broke the order of entry.
+// indexKids makes the callee lists, in r.kids: each row's kids is first
+// its count of callees, then where its callees start, then, as each is
+// placed, where they end. Then the lists are ordered by run order where a
+// spawned frame broke the order of entry. No memory but r.kids: the index
+// of a large run is built as its target ends, and fresh pages cost more
+// than the passes over the rows.
 func (r *Recording) indexKids() {
-	nkids := make([]uint32, len(r.rows)+1)
-	ordered := true // every caller before its callees
+	// Counted in one pass with every caller before its callees: a row
+	// is cleared before its first callee counts.
+	ordered := true
+	total := 0
 	for i := range r.rows {
+		r.rows[i].kids = 0
 		if p := r.rows[i].parent; p >= 0 {
-			nkids[p+1]++
-			ordered = ordered && int(p) < i
+			if int(p) >= i {
+				ordered = false
+			}
+			r.rows[p].kids++
+			total++
 		}
 	}
-	for i := 1; i < len(nkids); i++ {
-		nkids[i] += nkids[i-1]
+	if !ordered {
+		for i := range r.rows {
+			r.rows[i].kids = 0
+		}
+		for i := range r.rows {
+			if p := r.rows[i].parent; p >= 0 {
+				r.rows[p].kids++
+			}
+		}
 	}
-	r.growKids(int(nkids[len(r.rows)]))
-	if cap(r.kids) >= int(nkids[len(r.rows)]) {
-		r.kids = r.kids[:nkids[len(r.rows)]]
-	} else {
-		r.kids = make([]int32, nkids[len(r.rows)])
-	}
+	r.kids = r.seqs(r.kids, total, false)
+	start := uint32(0)
 	if ordered {
-		// A frame's start is set before its first callee moves it.
+		// A caller's start is set before its first callee is placed.
 		for i := range r.rows {
 			w := &r.rows[i]
-			w.kids = nkids[i]
+			n := w.kids
+			w.kids = start
+			start += n
 			if p := w.parent; p >= 0 {
-				r.kids[nkids[p]] = int32(i)
-				nkids[p]++
+				r.kids[r.rows[p].kids] = int32(i)
+				r.rows[p].kids++
 			}
 		}
 	} else {
 		for i := range r.rows {
-			r.rows[i].kids = nkids[i]
+			w := &r.rows[i]
+			n := w.kids
+			w.kids = start
+			start += n
 		}
 		for i := range r.rows {
 			if p := r.rows[i].parent; p >= 0 {
-				r.kids[nkids[p]] = int32(i)
-				nkids[p]++
+				r.kids[r.rows[p].kids] = int32(i)
+				r.rows[p].kids++
 			}
 		}
 	}

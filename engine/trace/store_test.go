@@ -300,6 +300,12 @@ func TestStoreSpill(t *testing.T) {
 		if grown := inRows && inVals; grown == tc.spilled {
 			t.Errorf("%s: rows in the mapping %v, value rows %v", tc.name, inRows, inVals)
 		}
+		// So do the callee lists and the frames by function.
+		inKids := unsafe.SliceData(r.kids) == (*int32)(unsafe.Pointer(unsafe.SliceData(r.mem.kids)))
+		inByFn := unsafe.SliceData(r.byFn) == (*int32)(unsafe.Pointer(unsafe.SliceData(r.mem.byFn)))
+		if grown := inKids && inByFn; grown == tc.spilled {
+			t.Errorf("%s: callee lists in the mapping %v, frames by function %v", tc.name, inKids, inByFn)
+		}
 		full := Value{Name: "s", Type: "string", Kind: KindString, Text: `"filled in"`, Len: 9}
 		r.SetArg(7, 0, full)
 		want := NewRecording(frames...)
@@ -407,7 +413,8 @@ func TestStoreScalars(t *testing.T) {
 
 // TestStoreCalleesOutOfOrder indexes frames added with a callee before
 // its caller (Add finds callers by FID): the callee lists are the same as
-// in order of entry.
+// in order of entry, and the same when indexed again (the rows' counts
+// start over).
 func TestStoreCalleesOutOfOrder(t *testing.T) {
 	main := &Frame{FID: FID{"main.main", 1}, Exit: Returned}
 	f := &Frame{FID: FID{"main.f", 1}, Caller: main.FID, EntrySeq: 2, Exit: Returned}
@@ -421,14 +428,20 @@ func TestStoreCalleesOutOfOrder(t *testing.T) {
 			}
 			return int32(s)
 		}
-		if got := r.Children(int(seq(main.FID))); !reflect.DeepEqual(got, []int32{seq(f.FID)}) {
-			t.Errorf("added as %s, %s, %s: callees of main %v", order[0].FID, order[1].FID, order[2].FID, got)
-		}
-		if got := r.Children(int(seq(f.FID))); !reflect.DeepEqual(got, []int32{seq(g.FID)}) {
-			t.Errorf("added as %s, %s, %s: callees of f %v", order[0].FID, order[1].FID, order[2].FID, got)
-		}
-		if got := r.Children(int(seq(g.FID))); len(got) != 0 {
-			t.Errorf("callees of g %v", got)
+		for pass := range 2 {
+			if pass == 1 {
+				r.Index()
+			}
+			added := fmt.Sprintf("added as %s, %s, %s, indexed %d times", order[0].FID, order[1].FID, order[2].FID, pass+1)
+			if got := r.Children(int(seq(main.FID))); !reflect.DeepEqual(got, []int32{seq(f.FID)}) {
+				t.Errorf("%s: callees of main %v", added, got)
+			}
+			if got := r.Children(int(seq(f.FID))); !reflect.DeepEqual(got, []int32{seq(g.FID)}) {
+				t.Errorf("%s: callees of f %v", added, got)
+			}
+			if got := r.Children(int(seq(g.FID))); len(got) != 0 {
+				t.Errorf("%s: callees of g %v", added, got)
+			}
 		}
 	}
 }
