@@ -13,7 +13,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -507,6 +509,9 @@ func benchDlvTrace(ctx context.Context, cfg benchConfig, prog *engine.Program, r
 	args := append([]string{"trace", "--exec", prog.Path, pattern, "--"}, prog.Args...)
 	cmd := exec.CommandContext(ctx, cfg.dlv, args...)
 	cmd.Dir = prog.Dir
+	// dlv starts the program in a process group of its own, and leaves
+	// it stopped if dlv is killed while it traces it.
+	cmd.Cancel = func() error { return killTree(cmd.Process.Pid) }
 	cmd.WaitDelay = 5 * time.Second
 	pr, pw := io.Pipe()
 	cmd.Stdout, cmd.Stderr = pw, pw
@@ -545,6 +550,33 @@ func benchDlvTrace(ctx context.Context, cfg benchConfig, prog *engine.Program, r
 		rd.dlvTrace = &d
 	}
 	return ""
+}
+
+// killTree kills process pid and the processes it started, found through
+// /proc (where there is none, pid only): stopped first, so that it starts
+// no other.
+func killTree(pid int) error {
+	syscall.Kill(pid, syscall.SIGSTOP)
+	for _, c := range childrenOf(pid) {
+		killTree(c)
+	}
+	return syscall.Kill(pid, syscall.SIGKILL)
+}
+
+// childrenOf lists the children of process pid, from each of its threads'
+// /proc children file.
+func childrenOf(pid int) []int {
+	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	var kids []int
+	for _, t := range tasks {
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", pid, t.Name()))
+		for _, f := range strings.Fields(string(b)) {
+			if n, err := strconv.Atoi(f); err == nil {
+				kids = append(kids, n)
+			}
+		}
+	}
+	return kids
 }
 
 // summarize fills res from the rounds: medians of the times, and medians

@@ -259,18 +259,40 @@ func TestBenchBadFlags(t *testing.T) {
 	}
 }
 
-// fakeDlv puts a script named dlv first on PATH: it prints the entry lines
-// of calls traced as dlv trace does ("> goroutine(1): main.fib(10)") to
-// stderr, then sleeps for sleep seconds. A stand-in, since the tests must
-// not need Delve's command (adi never installs it).
-func fakeDlv(t *testing.T, calls int, sleep int) {
+// fakeDlv puts a script named dlv first on PATH: it starts a process in a
+// session of its own, as dlv starts the program it traces, prints the
+// entry lines of calls traced as dlv trace does ("> goroutine(1):
+// main.fib(10)") to stderr, sleeps for sleep seconds and ends the process
+// it started, as dlv does. A stand-in,
+// since the tests must not need Delve's command (adi never installs it).
+// It returns the file the started process's id is written to.
+func fakeDlv(t *testing.T, calls int, sleep int) (pidFile string) {
 	t.Helper()
 	dir := t.TempDir()
-	script := fmt.Sprintf("#!/bin/sh\nfor i in $(seq %d); do echo '> goroutine(1): main.fib(10)' >&2; echo '>> goroutine(1): => (55)' >&2; done\nexec sleep %d\n", calls, sleep)
+	pidFile = filepath.Join(dir, "target.pid")
+	script := fmt.Sprintf("#!/bin/sh\nsetsid sleep 300 &\necho $! > %s\nfor i in $(seq %d); do echo '> goroutine(1): main.fib(10)' >&2; echo '>> goroutine(1): => (55)' >&2; done\nsleep %d\nkill $(cat %[1]s)\n", pidFile, calls, sleep)
 	if err := os.WriteFile(filepath.Join(dir, "dlv"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return pidFile
+}
+
+// running reports whether the process whose id is in pidFile still runs
+// (a zombie does not).
+func running(t *testing.T, pidFile string) bool {
+	t.Helper()
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stat, err := os.ReadFile("/proc/" + strings.TrimSpace(string(b)) + "/stat")
+	if err != nil {
+		return false // gone
+	}
+	// "pid (comm) state …"
+	rest := string(stat[bytes.LastIndexByte(stat, ')')+1:])
+	return !strings.HasPrefix(strings.TrimSpace(rest), "Z")
 }
 
 func TestBenchDlvTrace(t *testing.T) {
@@ -289,9 +311,12 @@ func TestBenchDlvTrace(t *testing.T) {
 	t.Run("cut", func(t *testing.T) {
 		// 50 calls, then the run hangs: cut at -delve-time and
 		// extrapolated to the 179 frames of the instrumented recording.
-		fakeDlv(t, 50, 60)
+		pidFile := fakeDlv(t, 50, 60)
 		start := time.Now()
 		out, _ := runBench(t, "-json", "-delve-time", "3s")
+		if running(t, pidFile) {
+			t.Errorf("the process dlv started still runs after dlv was cut")
+		}
 		var rs []benchResult
 		if err := json.Unmarshal([]byte(out), &rs); err != nil || len(rs) != 1 {
 			t.Fatalf("adi bench -json: %v\n%s", err, out)
