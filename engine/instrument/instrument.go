@@ -30,6 +30,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/adi-go/adi/engine/target"
 )
 
 //go:embed rt/*.go rt/*.s
@@ -164,49 +166,6 @@ type Result struct {
 	BuildFlags []string
 }
 
-// userOverlay splits the target's own -overlay flag off its build flags,
-// and reads its replacements, by absolute path ("" for a file the overlay
-// deletes). Relative paths are relative to dir, where the go command runs.
-func userOverlay(flags []string, dir string) (rest []string, replace map[string]string, err error) {
-	path := ""
-	for i := 0; i < len(flags); i++ {
-		f := flags[i]
-		switch {
-		case f == "-overlay" || f == "--overlay":
-			if i+1 < len(flags) {
-				path = flags[i+1]
-				i++
-			}
-		case strings.HasPrefix(f, "-overlay=") || strings.HasPrefix(f, "--overlay="):
-			_, path, _ = strings.Cut(f, "=")
-		default:
-			rest = append(rest, f)
-		}
-	}
-	if path == "" {
-		return rest, nil, nil
-	}
-	abs := func(p string) string {
-		if p == "" || filepath.IsAbs(p) {
-			return p
-		}
-		return filepath.Join(dir, p)
-	}
-	b, err := os.ReadFile(abs(path))
-	if err != nil {
-		return nil, nil, fmt.Errorf("reading the target's -overlay: %w", err)
-	}
-	var o struct{ Replace map[string]string }
-	if err := json.Unmarshal(b, &o); err != nil {
-		return nil, nil, fmt.Errorf("reading the target's -overlay %s: %w", path, err)
-	}
-	replace = map[string]string{}
-	for k, v := range o.Replace {
-		replace[abs(k)] = abs(v)
-	}
-	return rest, replace, nil
-}
-
 // Env is what the instrumented binary's environment needs besides the
 // record file (ADI_TRACE_FD or ADI_TRACE_FILE): its packages, which tell
 // the runtime whether a goroutine was created by the program's own code,
@@ -261,7 +220,7 @@ func Instrument(ctx context.Context, opts Options, work string) (*Result, error)
 		}
 		pkgs = append(pkgs, &p)
 	}
-	flags, users, err := userOverlay(opts.BuildFlags, opts.Dir)
+	flags, users, err := target.SplitOverlay(opts.BuildFlags, opts.Dir)
 	if err != nil {
 		return nil, err
 	}

@@ -494,32 +494,3 @@ func TestSkippedOnce(t *testing.T) {
 		}
 	}
 }
-
-// TestUserOverlay: the target's -overlay, in either form, is split off its
-// build flags and read with its paths made absolute.
-func TestUserOverlay(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "ov.json"), []byte(`{"Replace": {"a.go": "b.txt", "/abs/c.go": ""}}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]string{filepath.Join(dir, "a.go"): filepath.Join(dir, "b.txt"), "/abs/c.go": ""}
-	for _, flags := range [][]string{
-		{"-tags=x", "-overlay=ov.json", "-race"},
-		{"-tags=x", "-overlay", "ov.json", "-race"},
-		{"-tags=x", "--overlay=" + filepath.Join(dir, "ov.json"), "-race"},
-	} {
-		rest, replace, err := userOverlay(flags, dir)
-		if err != nil {
-			t.Fatalf("%q: %v", flags, err)
-		}
-		if !reflect.DeepEqual(rest, []string{"-tags=x", "-race"}) || !reflect.DeepEqual(replace, want) {
-			t.Errorf("%q: flags %q, replacements %v", flags, rest, replace)
-		}
-	}
-	if _, _, err := userOverlay([]string{"-overlay=missing.json"}, dir); err == nil || !strings.Contains(err.Error(), "reading the target's -overlay") {
-		t.Errorf("a missing overlay: %v", err)
-	}
-	if rest, replace, err := userOverlay([]string{"-v"}, dir); err != nil || replace != nil || !reflect.DeepEqual(rest, []string{"-v"}) {
-		t.Errorf("no overlay: %q %v %v", rest, replace, err)
-	}
-}
