@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"github.com/adi-go/adi/agent/gocmd"
 	"github.com/adi-go/adi/agent/report"
 	"github.com/adi-go/adi/agent/udiff"
+	"github.com/adi-go/adi/engine/target"
 )
 
 // Options configure Fix and FixIn.
@@ -43,9 +45,11 @@ func Fix(ctx context.Context, t gocmd.Target, diff string, o Options) (*report.V
 	return FixIn(ctx, pkg, diff, o), nil
 }
 
-// patched applies diff to the files under root and returns their new
-// contents by absolute path ("" content with deleted set for a removal).
-func patched(root, diff string) (map[string]string, map[string]bool, error) {
+// patched applies diff to the files under root, as the target's own
+// overlay replaces them (base, see target.SplitOverlay), and returns their
+// new contents by absolute path ("" content with deleted set for a
+// removal).
+func patched(root, diff string, base map[string]string) (map[string]string, map[string]bool, error) {
 	fps, err := udiff.Parse(diff)
 	if err != nil {
 		return nil, nil, err
@@ -60,7 +64,14 @@ func patched(root, diff string) (map[string]string, map[string]bool, error) {
 		abs := filepath.Join(root, filepath.FromSlash(rel))
 		old, seen := out[abs]
 		if !seen && fp.OldPath != udiff.DevNull {
-			b, err := os.ReadFile(abs)
+			from := abs
+			if r, ok := base[abs]; ok {
+				if r == "" {
+					return nil, nil, &udiff.PatchError{File: rel, Reason: "the target's -overlay deletes it"}
+				}
+				from = r
+			}
+			b, err := os.ReadFile(from)
 			if err != nil {
 				return nil, nil, &udiff.PatchError{File: rel, Reason: err.Error()}
 			}
@@ -86,7 +97,15 @@ func FixIn(ctx context.Context, pkg *gocmd.Package, diff string, o Options) *rep
 		logf = func(string, ...any) {}
 	}
 	v := &report.Verification{Status: report.NotRun}
-	files, deleted, err := patched(pkg.Root(), diff)
+	spec := pkg.Spec
+	// The target's own -overlay is merged into the fix's: the go command
+	// keeps the last -overlay flag only.
+	flags, base, err := target.SplitOverlay(spec.BuildFlags, spec.Dir)
+	if err != nil {
+		v.Output = err.Error()
+		return v
+	}
+	files, deleted, err := patched(pkg.Root(), diff, base)
 	if err != nil {
 		v.Status, v.Output = report.DoesNotApply, err.Error()
 		return v
@@ -97,7 +116,10 @@ func FixIn(ctx context.Context, pkg *gocmd.Package, diff string, o Options) *rep
 		return v
 	}
 	defer os.RemoveAll(tmp)
-	replace := map[string]string{}
+	replace := maps.Clone(base)
+	if replace == nil {
+		replace = map[string]string{}
+	}
 	n := 0
 	for abs, text := range files {
 		if deleted[abs] {
@@ -119,7 +141,6 @@ func FixIn(ctx context.Context, pkg *gocmd.Package, diff string, o Options) *rep
 		return v
 	}
 	ov := "-overlay=" + overlay
-	spec := pkg.Spec
 	var steps []*gocmd.Result
 	run := func(argv ...string) *gocmd.Result {
 		logf("adi: verifying: %s", gocmd.JoinArgs(argv))
@@ -151,7 +172,7 @@ func FixIn(ctx context.Context, pkg *gocmd.Package, diff string, o Options) *rep
 	if pkg.IsTest() {
 		build = []string{"go", "test", ov, "-count=1", "-run=^$"}
 	}
-	build = append(append(build, spec.BuildFlags...), spec.Targets()...)
+	build = append(append(build, flags...), spec.Targets()...)
 	if r := run(build...); !r.OK() {
 		if ctx.Err() != nil || r.TimedOut {
 			return finish(report.NotRun)
@@ -162,7 +183,7 @@ func FixIn(ctx context.Context, pkg *gocmd.Package, diff string, o Options) *rep
 	if pkg.IsTest() {
 		extra = append(extra, "-count=1")
 	}
-	if r := run(pkg.GoArgv(extra...)...); !r.OK() {
+	if r := run(withoutOverlay(pkg.GoArgv(extra...), ov)...); !r.OK() {
 		if ctx.Err() != nil {
 			return finish(report.NotRun)
 		}
@@ -170,7 +191,7 @@ func FixIn(ctx context.Context, pkg *gocmd.Package, diff string, o Options) *rep
 	}
 	// The rest of the package's tests: a fix must not break them.
 	if (pkg.IsTest() && pkg.SelectsTests()) || (!pkg.IsTest() && len(pkg.TestFiles) > 0) {
-		all := append([]string{"go", "test", ov, "-count=1"}, spec.BuildFlags...)
+		all := append([]string{"go", "test", ov, "-count=1"}, flags...)
 		if r := run(append(all, spec.Targets()...)...); !r.OK() {
 			if ctx.Err() != nil {
 				return finish(report.NotRun)
@@ -179,6 +200,24 @@ func FixIn(ctx context.Context, pkg *gocmd.Package, diff string, o Options) *rep
 		}
 	}
 	return finish(report.Passed)
+}
+
+// withoutOverlay is argv without its -overlay flags, but for keep.
+func withoutOverlay(argv []string, keep string) []string {
+	var out []string
+	for i := 0; i < len(argv); i++ {
+		a := argv[i]
+		switch {
+		case a == keep:
+		case a == "-overlay" || a == "--overlay":
+			i++
+			continue
+		case strings.HasPrefix(a, "-overlay=") || strings.HasPrefix(a, "--overlay="):
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
 // Apply writes the verified fix of diag to the user's files and returns
@@ -205,7 +244,7 @@ func Apply(ctx context.Context, t gocmd.Target, diag *report.Diagnosis) ([]strin
 // applyDiff writes diff to the files under root, each replaced atomically
 // (a new file renamed over the old one, keeping its permissions).
 func applyDiff(root, diff string) ([]string, error) {
-	files, deleted, err := patched(root, diff)
+	files, deleted, err := patched(root, diff, nil)
 	if err != nil {
 		return nil, err
 	}

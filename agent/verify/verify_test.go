@@ -181,3 +181,55 @@ func TestApply(t *testing.T) {
 		t.Errorf("second Apply: %v, want a PatchError", err)
 	}
 }
+
+// TestVerifyUserOverlay checks fixes of a target built with its own
+// -overlay: the fix's overlay is merged with it (the go command keeps the
+// last -overlay flag only), and a diff of a file the target's overlay
+// replaces applies to the replacement.
+func TestVerifyUserOverlay(t *testing.T) {
+	mod := t.TempDir()
+	src := filepath.Join(agenttest.RepoRoot(t), "testdata", "offbyone")
+	pkg := filepath.Join(mod, "testdata", "offbyone")
+	os.MkdirAll(pkg, 0o755)
+	orig, err := os.ReadFile(filepath.Join(src, "offbyone.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	test, err := os.ReadFile(filepath.Join(src, "offbyone_test.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// On disk, a test that no fix passes; the target's overlay replaces it
+	// with the fixture's, and changes SumFirst's first line.
+	os.WriteFile(filepath.Join(pkg, "offbyone.go"), orig, 0o644)
+	os.WriteFile(filepath.Join(pkg, "offbyone_test.go"), []byte(strings.Replace(string(test), "want := 925", "want := 926", 1)), 0o644)
+	os.WriteFile(filepath.Join(mod, "go.mod"), []byte("module example.com/m\n\ngo 1.26\n"), 0o644)
+	os.WriteFile(filepath.Join(mod, "extra_test.go"), test, 0o644)
+	os.WriteFile(filepath.Join(mod, "overlaid.go"), []byte(strings.Replace(string(orig), "\ttotal := 0\n", "\ttotal := 0 // overlaid\n", 1)), 0o644)
+	ov := `{"Replace": {"testdata/offbyone/offbyone_test.go": "extra_test.go", "testdata/offbyone/offbyone.go": "overlaid.go"}}`
+	os.WriteFile(filepath.Join(mod, "ov.json"), []byte(ov), 0o644)
+	target := gocmd.Target{Argv: []string{"go", "test", "-overlay=ov.json", "./testdata/offbyone", "-run", "TestSumFirst"}, Dir: mod}
+	before := agenttest.HashTree(t, mod)
+
+	overlaidDiff := strings.Replace(correctDiff, " \ttotal := 0\n", " \ttotal := 0 // overlaid\n", 1)
+	for _, tc := range []struct {
+		name, diff string
+		want       report.Status
+	}{
+		{"a fix of the overlay's replacement", overlaidDiff, report.Passed},
+		{"a fix of the file on disk", correctDiff, report.DoesNotApply},
+		{"a wrong fix", strings.Replace(wrongDiff, "-\ttotal := 0\n", "-\ttotal := 0 // overlaid\n", 1), report.Failed},
+	} {
+		v, err := Fix(context.Background(), target, tc.diff, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Status != tc.want {
+			t.Errorf("%s: status %s, want %s\ncommand: %s\noutput:\n%s", tc.name, v.Status, tc.want, v.Command, v.Output)
+		}
+		if tc.want == report.Passed && strings.Count(v.Command, "-overlay") != strings.Count(v.Command, "\n")+1 {
+			t.Errorf("%s: a command with more than one -overlay:\n%s", tc.name, v.Command)
+		}
+	}
+	agenttest.SameTree(t, mod, before)
+}
