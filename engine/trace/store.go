@@ -1043,7 +1043,8 @@ func (r *Recording) indexFuncs() {
 	for i := range r.rows {
 		ends[r.rows[i].fn]++
 	}
-	r.byFn = r.seqs(r.byFn, len(r.rows), true)
+	// On the heap, new lists: those of an earlier Index stay as they were.
+	r.byFn = r.seqs(nil, len(r.rows), true)
 	n := int32(0)
 	for id := range r.funcs {
 		k := ends[id]
