@@ -1312,6 +1312,29 @@ func (r *Recording) EntriesBetweenOn(from, seq int) (n int, ok bool) {
 	return n, true
 }
 
+// EntriesWithin returns how many frames of frame seq's function were
+// entered on its goroutine while seq ran (its recursive calls, at any
+// depth), and the last of them (-1: none). ok is false when the recording
+// cannot say: seq did not return, or frames were left out before its exit.
+func (r *Recording) EntriesWithin(seq int) (n, last int, ok bool) {
+	if !r.indexed || seq < 0 || seq >= len(r.rows) {
+		return 0, -1, false
+	}
+	w := &r.rows[seq]
+	if w.exitKind != exitCode(Returned) || !r.wholeBefore(uint64(w.exit)) {
+		return 0, -1, false
+	}
+	last = -1
+	frames := r.funcs[w.fn].frames // in order of entry
+	i, _ := slices.BinarySearchFunc(frames, w.entry, func(s int32, e uint32) int { return cmp.Compare(r.rows[s].entry, e) })
+	for ; i < len(frames) && r.rows[frames[i]].entry < w.exit; i++ {
+		if k := &r.rows[frames[i]]; k.entry > w.entry && k.goroutine == w.goroutine {
+			n, last = n+1, int(frames[i])
+		}
+	}
+	return n, last, true
+}
+
 // SpawnsBefore returns how many goroutines frame from's goroutine created,
 // after from was entered, up to and with the goroutine of frame seq, which
 // from created: seq is the first frame of a goroutine, and from its

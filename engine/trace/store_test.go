@@ -637,3 +637,48 @@ func TestStoreNoCallSites(t *testing.T) {
 		t.Errorf("frame %v called at %v (%v), want pkg_test.TestX#1 with no call site", f.FID, f.CallSite, r.CallSiteOf(seq))
 	}
 }
+
+// TestEntriesWithin counts a frame's recursive entries on its goroutine
+// while it ran: not its own, not another goroutine's, not after its exit;
+// and cannot say for a frame that did not return.
+func TestEntriesWithin(t *testing.T) {
+	fr := func(fn string, i int, caller FID, g int64, entry, exit uint64, e Exit) *Frame {
+		return &Frame{FID: FID{fn, i}, Caller: caller, Goroutine: g, EntrySeq: entry, ExitSeq: exit, Exit: e}
+	}
+	main := FID{"main.main", 1}
+	r := NewRecording(
+		fr("main.main", 1, FID{}, 1, 1, 20, Returned),
+		fr("main.walk", 1, main, 1, 2, 12, Returned),
+		fr("main.walk", 2, FID{"main.walk", 1}, 1, 3, 6, Returned),
+		fr("main.walk", 3, FID{"main.walk", 2}, 1, 4, 5, Returned),
+		fr("main.other", 1, FID{"main.walk", 1}, 1, 7, 8, Returned),
+		fr("main.walk", 4, FID{}, 2, 9, 10, Returned), // another goroutine
+		fr("main.walk", 5, FID{"main.walk", 1}, 1, 10, 11, Returned),
+		fr("main.walk", 6, main, 1, 13, 14, Returned), // after walk#1
+		fr("main.walk", 7, main, 1, 15, 0, Running),
+	)
+	for _, tc := range []struct {
+		fid  FID
+		n    int
+		last FID
+		ok   bool
+	}{
+		{FID{"main.walk", 1}, 3, FID{"main.walk", 5}, true},
+		{FID{"main.walk", 2}, 1, FID{"main.walk", 3}, true},
+		{FID{"main.walk", 3}, 0, FID{}, true},
+		{FID{"main.walk", 7}, 0, FID{}, false},
+	} {
+		seq, ok := r.Find(tc.fid)
+		if !ok {
+			t.Fatalf("%s not found", tc.fid)
+		}
+		n, last, ok := r.EntriesWithin(seq)
+		lastFID := FID{}
+		if last >= 0 {
+			lastFID = r.FIDOf(last)
+		}
+		if n != tc.n || lastFID != tc.last || ok != tc.ok {
+			t.Errorf("EntriesWithin(%s) = %d, %s, %v; want %d, %s, %v", tc.fid, n, lastFID, ok, tc.n, tc.last, tc.ok)
+		}
+	}
+}
