@@ -87,14 +87,16 @@ func (in *inFrame) walk(ctx context.Context, at func(v *visit) bool) ([]*visit, 
 		midStatement := false
 		for w == inCallee {
 			counter := &cur.indirect
+			callee := -1
 			if in.isUser(fr) {
 				cur.calls++
 				counter = nil
+				callee = in.directCallee(fr)
 			}
 			if in.stepping == stepDelveOut {
 				ended, _, err = in.command(api.StepOut)
 			} else {
-				ended, err = in.stepOverCall(ctx, fr, counter)
+				ended, err = in.stepOverCall(ctx, fr, counter, callee)
 			}
 			if err != nil {
 				return visits, false, err
@@ -174,6 +176,31 @@ func (in *inFrame) setGoLines(insts []proc.AsmInstruction) {
 	}
 }
 
+// directCallee returns the Seq of the frame's direct callee in the
+// recording that the goroutine has just entered (fr: its function's), -1
+// when the recording's callees and the walk's no longer match. Callees
+// are entered in the order of the recording: the n-th direct call of the
+// walk is the n-th direct callee.
+func (in *inFrame) directCallee(fr *proc.Stackframe) int {
+	if in.calleesLost {
+		return -1
+	}
+	if in.callees == nil {
+		in.callees = []int32{}
+		for _, k := range in.rec.Children(in.frame.Seq) {
+			if !in.rec.SpawnOf(int(k)) && !in.rec.IndirectOf(int(k)) {
+				in.callees = append(in.callees, k)
+			}
+		}
+	}
+	if in.nextCallee >= len(in.callees) || fr.Current.Fn == nil || in.rec.FuncOf(int(in.callees[in.nextCallee])) != fidName(fr.Current.Fn) {
+		in.calleesLost = true
+		return -1
+	}
+	in.nextCallee++
+	return int(in.callees[in.nextCallee-1])
+}
+
 // isUser reports whether a stack frame runs a function of the recording.
 func (in *inFrame) isUser(fr *proc.Stackframe) bool {
 	return fr.Current.Fn != nil && in.rec.HasFunc(fidName(fr.Current.Fn))
@@ -196,14 +223,25 @@ func buildFLT(ctx context.Context, prog *Program, rec *trace.Recording, f *trace
 	return flt, err
 }
 
-// traceFrame is one re-execution of buildFLT.
+// traceFrame is one way of buildFLT through frame f: one re-execution,
+// or two when skipping a callee's recursive calls left the recorded path
+// (see skipAhead).
 func traceFrame(ctx context.Context, prog *Program, rec *trace.Recording, f *trace.Frame, lim Limits, how stepping, until func(trace.Pos) bool) (*trace.FLT, error) {
+	flt, err := traceOnce(ctx, prog, rec, f, lim, how, until, false)
+	if errors.Is(err, errSkipAhead) {
+		flt, err = traceOnce(ctx, prog, rec, f, lim, how, until, true)
+	}
+	return flt, err
+}
+
+// traceOnce is one re-execution of buildFLT.
+func traceOnce(ctx context.Context, prog *Program, rec *trace.Recording, f *trace.Frame, lim Limits, how stepping, until func(trace.Pos) bool, noSkip bool) (*trace.FLT, error) {
 	lim = lim.withDefaults()
 	in, err := reach(ctx, prog, rec, f, lim)
 	if err != nil {
 		return nil, err
 	}
-	in.stepping = how
+	in.stepping, in.noSkip = how, noSkip
 	defer in.p.kill()
 	stop := context.AfterFunc(ctx, in.p.halt)
 	defer stop()

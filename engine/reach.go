@@ -55,6 +55,15 @@ type inFrame struct {
 	// indirectEntries are the entry addresses of the functions that
 	// library code called for this frame, per the recording.
 	indirectEntries []uint64
+	// callees are the frame's direct callees in the recording, the
+	// next of them nextCallee (see directCallee); calleesLost is set
+	// when the walk's calls stopped matching them.
+	callees     []int32
+	nextCallee  int
+	calleesLost bool
+	// noSkip turns off the counting of a callee's recursive entries when
+	// a call is stepped over with a return breakpoint (see skipAhead).
+	noSkip bool
 }
 
 // reach re-executes prog to the entry of frame f (the f.FID.Index-th
@@ -248,25 +257,7 @@ func (p *process) stopAt(ctx context.Context, f *trace.Frame, h hop, from string
 	} else if h.local {
 		since += " on its goroutine"
 	}
-	// The counting hook counts the entries of the function's every
-	// instance, or none.
-	counted := p.counter() != nil
-	grp, unlock := p.d.LockTargetGroup()
-	bi := grp.Selected.BinInfo()
-	var addrs []uint64
-	var ranges [][2]uint64
-	for i := range bi.Functions {
-		fn := &bi.Functions[i]
-		if fn.Entry == 0 || fidName(fn) != h.at.Func {
-			continue
-		}
-		if pc, err := proc.FirstPCAfterPrologue(grp.Selected, fn, false); err == nil {
-			addrs = append(addrs, pc)
-			ranges = append(ranges, [2]uint64{fn.Entry, fn.End})
-			counted = counted && callsCounter(grp.Selected, fn, pc)
-		}
-	}
-	unlock()
+	addrs, ranges, counted := p.instances(h.at.Func)
 	if len(addrs) == 0 {
 		return nil, 0, &DivergenceError{FID: f.FID, Detail: fmt.Sprintf("the function %s is not in the binary", h.at.Func)}
 	}
@@ -341,6 +332,29 @@ func (p *process) stopAt(ctx context.Context, f *trace.Frame, h hop, from string
 		}
 		unlock()
 	}
+}
+
+// instances returns the entry addresses (after the prologue) and the code
+// ranges of the instances of the function named fn (one but for generic
+// functions), and whether the counting hook counts their entries: it
+// counts those of every instance, or none.
+func (p *process) instances(fn string) (addrs []uint64, ranges [][2]uint64, counted bool) {
+	counted = p.counter() != nil
+	grp, unlock := p.d.LockTargetGroup()
+	defer unlock()
+	bi := grp.Selected.BinInfo()
+	for i := range bi.Functions {
+		f := &bi.Functions[i]
+		if f.Entry == 0 || fidName(f) != fn {
+			continue
+		}
+		if pc, err := proc.FirstPCAfterPrologue(grp.Selected, f, false); err == nil {
+			addrs = append(addrs, pc)
+			ranges = append(ranges, [2]uint64{f.Entry, f.End})
+			counted = counted && callsCounter(grp.Selected, f, pc)
+		}
+	}
+	return addrs, ranges, counted
 }
 
 // spawned continues the process to the n-th goroutine that goroutine

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/constant"
@@ -51,12 +52,19 @@ const (
 //
 // When counter is not nil (a call of library code), entries of the
 // functions library code called for the frame in the recording are counted
-// into it.
+// into it; else recorded is the Seq of the callee in the recording (-1:
+// not known), whose recursive calls a return breakpoint skips (see
+// skipAhead).
 //
 // ended reports that the frame will not be back: the process ended (or
 // stopped at an unrecovered panic or a fatal error), or a panic unwound
 // the frame.
-func (in *inFrame) stepOverCall(ctx context.Context, callee *proc.Stackframe, counter *int) (ended bool, err error) {
+func (in *inFrame) stepOverCall(ctx context.Context, callee *proc.Stackframe, counter *int, recorded int) (ended bool, err error) {
+	if recorded >= 0 && watchpoints.Load() == watchNone && !in.noSkip {
+		if err := in.skipAhead(ctx, callee, recorded); err != nil {
+			return false, err
+		}
+	}
 	grp, unlock := in.p.d.LockTargetGroup()
 	defer unlock()
 	tgt := grp.Selected
@@ -148,7 +156,6 @@ type watcher struct {
 
 func (w *watcher) set(id int, addr uint64, cond ast.Expr) error {
 	if _, err := w.tgt.SetBreakpoint(id, addr, proc.UserBreakpoint, cond); err != nil {
-
 		return err
 	}
 	if w.addrs == nil {
@@ -194,6 +201,77 @@ func (w *watcher) watch(stackHi uint64, slotOff int64) error {
 	w.addrs[idWatch] = []uint64{addr}
 	return nil
 }
+
+// skipAhead runs the callee of a call stepped over with a return
+// breakpoint (recorded, in the recording) to the entry of its last
+// recursive call, counted by the counting hook in the process: returns
+// through the call's return address from deeper invocations, each a stop
+// that Delve checks, are then those of the invocations still open there,
+// not one for each invocation of the subtree. It does nothing without the
+// counting hook, or when the recording cannot say.
+//
+// It returns errSkipAhead when the callee is no longer the frame's callee
+// there (the run went another way than the recording's): the trace is
+// made again without skipping.
+func (in *inFrame) skipAhead(ctx context.Context, callee *proc.Stackframe, recorded int) error {
+	c := in.p.counter()
+	n, last, ok := in.rec.EntriesWithin(recorded)
+	if c == nil || !ok || n == 0 || callee.Current.Fn == nil {
+		return nil
+	}
+	_, ranges, counted := in.p.instances(fidName(callee.Current.Fn))
+	if !counted || len(ranges) > ctlRanges {
+		return nil
+	}
+	// The goroutine stopped in the callee before its own call of the
+	// hook (Delve's Step stops after the prologue, the hook comes after
+	// it): that entry is counted too.
+	early, err := in.p.countEntries(ctx, c, ranges, n+1, in.goid)
+	if err != nil {
+		return err
+	}
+	if early {
+		return errSkipAhead
+	}
+	// The stack, from adirt.Stop and the hook in the last entry down to
+	// the frame: the callee must be just above the frame, and the last
+	// entry's arguments the recording's.
+	st, err := in.p.d.Stacktrace(in.goid, maxSkipDepth, 0)
+	if err != nil {
+		return err
+	}
+	below := false // and st has the last entry's frame, st[2]
+	for j := 3; j < len(st); j++ {
+		if st[j].Current.Fn == in.fn && st[j].FrameOffset() == in.off {
+			below = st[j-1].Current.Fn == callee.Current.Fn && st[j-1].FrameOffset() == callee.FrameOffset()
+			break
+		}
+	}
+	if !below || st[2].Current.Fn == nil || fidName(st[2].Current.Fn) != fidName(callee.Current.Fn) {
+		return errSkipAhead
+	}
+	grp, unlock := in.p.d.LockTargetGroup()
+	defer unlock()
+	scope, err := proc.ConvertEvalScope(grp.Selected, in.goid, 2, 0)
+	if err != nil {
+		return err
+	}
+	vars, err := readVars(scope, in.lim.loadConfig(), false)
+	if err != nil {
+		return err
+	}
+	if diffArgs(in.rec.At(last).Args, convertVars(filterVars(vars, false)), in.p.tmp) != "" {
+		return errSkipAhead
+	}
+	return nil
+}
+
+// maxSkipDepth bounds the frames between the last recursive entry of a
+// callee and the frame that called it that skipAhead reads.
+const maxSkipDepth = 1 << 16
+
+// errSkipAhead stops a trace whose skipAhead left the recorded path.
+var errSkipAhead = errors.New("stepping over a call: the run went another way than the recording")
 
 // onReturn puts a breakpoint on the return address ret of the call being
 // stepped over, with the condition that the frame is back (its goroutine,

@@ -5,13 +5,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-delve/delve/pkg/proc"
+	"github.com/go-delve/delve/service/api"
+
 	"github.com/adi-go/adi/engine/trace"
 )
 
 // TestStepOverWithoutWatchpoints steps over calls with return breakpoints,
-// as on a machine that does not stop at hardware watchpoints, and with
-// whatever this machine does once it has found out: the traces are those
-// of Delve's StepOut. fib#2 calls itself (returns of deeper invocations
+// as on a machine that does not stop at hardware watchpoints (with and
+// without skipping the callee's recursive calls), and with whatever this
+// machine does once it has found out: the traces are those of Delve's
+// StepOut. fib#2 calls itself (returns of deeper invocations
 // pass the same return address); in index's main.main#1 a callee panics
 // and the frame recovers (the frame's lines are watched, the return
 // address among them).
@@ -36,20 +40,81 @@ func TestStepOverWithoutWatchpoints(t *testing.T) {
 			cancel()
 			t.Fatalf("%s, Delve's StepOut: %v", tc.fid, err)
 		}
-		for _, state := range []int32{watchNone, watchUnknown} {
-			watchpoints.Store(state)
-			got, err := traceFrame(ctx, prog, rec, f, Limits{}, stepSlow, nil)
+		for _, c := range []struct {
+			state  int32
+			noSkip bool
+		}{{watchNone, false}, {watchNone, true}, {watchUnknown, false}} {
+			watchpoints.Store(c.state)
+			got, err := traceOnce(ctx, prog, rec, f, Limits{}, stepSlow, nil, c.noSkip)
 			if err != nil {
 				cancel()
-				t.Fatalf("%s, watchpoints %d: %v", tc.fid, state, err)
+				t.Fatalf("%s, watchpoints %d, no skip %v: %v", tc.fid, c.state, c.noSkip, err)
 			}
 			if a, b := describeSteps(got), describeSteps(want); a != b {
-				t.Errorf("%s, watchpoints %d: made\n%s\nDelve's StepOut made\n%s", tc.fid, state, a, b)
+				t.Errorf("%s, watchpoints %d, no skip %v: made\n%s\nDelve's StepOut made\n%s", tc.fid, c.state, c.noSkip, a, b)
 			}
-			if now := watchpoints.Load(); state == watchUnknown && now == watchUnknown {
+			if now := watchpoints.Load(); c.state == watchUnknown && now == watchUnknown {
 				t.Errorf("%s: still unknown whether the machine stops at watchpoints after stepping over calls", tc.fid)
 			}
 		}
+		cancel()
+	}
+}
+
+// TestSkipAhead: stepping over fib#2's first call (fib#3), the counting
+// hook runs fib#3 to the entry of its last recursive call, whose arguments
+// are the recording's. Told that the callee is another frame, whose
+// subtree is larger (fib#2's) or smaller (fib#4's), it counts to another
+// entry, or past the run's end: the trace must then be made again
+// without skipping (errSkipAhead).
+func TestSkipAhead(t *testing.T) {
+	before := watchpoints.Load()
+	t.Cleanup(func() { watchpoints.Store(before) })
+	watchpoints.Store(watchNone)
+	rec, prog := record(t, "go", "run", "./testdata/fib")
+	f, err := rec.Frame(trace.FID{Func: "main.fib", Index: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq := func(i int) int {
+		s, ok := rec.Find(trace.FID{Func: "main.fib", Index: i})
+		if !ok {
+			t.Fatalf("main.fib#%d not found", i)
+		}
+		return s
+	}
+	for _, tc := range []struct {
+		recorded int
+		want     error
+	}{{seq(3), nil}, {seq(2), errSkipAhead}, {seq(4), errSkipAhead}} {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		in, err := reach(ctx, prog, rec, f, Limits{}.withDefaults())
+		if err != nil {
+			cancel()
+			t.Fatal(err)
+		}
+		// Step to fib#3's entry, over the counting hook's call.
+		var callee *proc.Stackframe
+		for callee == nil {
+			if _, _, err := in.command(api.Step); err != nil {
+				t.Fatal(err)
+			}
+			w, fr, _, err := in.locate()
+			if err != nil || w == gone {
+				t.Fatalf("stepping to fib#2's first call: %v, %v", w, err)
+			}
+			if w == inCallee {
+				if in.isUser(fr) {
+					callee = fr
+				} else if _, _, err := in.command(api.StepOut); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if err := in.skipAhead(ctx, callee, tc.recorded); err != tc.want {
+			t.Errorf("skipAhead told the callee is %s: %v, want %v", rec.FIDOf(tc.recorded), err, tc.want)
+		}
+		in.p.kill()
 		cancel()
 	}
 }
