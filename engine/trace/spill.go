@@ -23,12 +23,12 @@ func (r *Recording) Spill(path string, frames, values, text int) error {
 // function, value rows and value text in anonymous memory outside the Go
 // heap, sized as Spill does at first: all but the text grow past that, in
 // address space set aside for reserveFrames frames, then by remapping
-// their mappings larger; more text goes to the heap. A recorder that adds frames
-// by the million calls it first: tens of megabytes allocated on the heap
-// would be zeroed by the runtime after the kernel, and make the garbage
-// collector mark the index again and again as it is filled. The memory
-// first asked for is prefaulted in the background, ahead of the rows
-// written.
+// their mappings larger; more text goes to the heap. A recorder that adds
+// frames by the million calls it first: tens of megabytes allocated on the
+// heap would be zeroed by the runtime after the kernel, and make the
+// garbage collector mark the index again and again as it is filled. The
+// memory first asked for is prefaulted in the background, ahead of the
+// rows written.
 func (r *Recording) OffHeap(frames, values, text int) error {
 	return r.mapIndex("", frames, values, text)
 }
