@@ -183,7 +183,8 @@ func FixIn(ctx context.Context, pkg *gocmd.Package, diff string, o Options) *rep
 	if pkg.IsTest() {
 		extra = append(extra, "-count=1")
 	}
-	if r := run(withoutOverlay(pkg.GoArgv(extra...), ov)...); !r.OK() {
+	argv, _ := target.CutOverlay(pkg.GoArgv(extra...), ov)
+	if r := run(argv...); !r.OK() {
 		if ctx.Err() != nil {
 			return finish(report.NotRun)
 		}
@@ -200,24 +201,6 @@ func FixIn(ctx context.Context, pkg *gocmd.Package, diff string, o Options) *rep
 		}
 	}
 	return finish(report.Passed)
-}
-
-// withoutOverlay is argv without its -overlay flags, but for keep.
-func withoutOverlay(argv []string, keep string) []string {
-	var out []string
-	for i := 0; i < len(argv); i++ {
-		a := argv[i]
-		switch {
-		case a == keep:
-		case a == "-overlay" || a == "--overlay":
-			i++
-			continue
-		case strings.HasPrefix(a, "-overlay=") || strings.HasPrefix(a, "--overlay="):
-			continue
-		}
-		out = append(out, a)
-	}
-	return out
 }
 
 // Apply writes the verified fix of diag to the user's files and returns

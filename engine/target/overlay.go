@@ -15,21 +15,7 @@ import (
 // instrumenter's, a fix being checked) merge it with the target's: the go
 // command keeps only the last -overlay flag.
 func SplitOverlay(flags []string, dir string) (rest []string, replace map[string]string, err error) {
-	path := ""
-	for i := 0; i < len(flags); i++ {
-		f := flags[i]
-		switch {
-		case f == "-overlay" || f == "--overlay":
-			if i+1 < len(flags) {
-				path = flags[i+1]
-				i++
-			}
-		case strings.HasPrefix(f, "-overlay=") || strings.HasPrefix(f, "--overlay="):
-			_, path, _ = strings.Cut(f, "=")
-		default:
-			rest = append(rest, f)
-		}
-	}
+	rest, path := CutOverlay(flags, "")
 	if path == "" {
 		return rest, nil, nil
 	}
@@ -52,4 +38,27 @@ func SplitOverlay(flags []string, dir string) (rest []string, replace map[string
 		replace[abs(k)] = abs(v)
 	}
 	return rest, replace, nil
+}
+
+// CutOverlay returns args without their -overlay flags, in either form,
+// but for one equal to keep (adi's own), and the path the last of them
+// named.
+func CutOverlay(args []string, keep string) (rest []string, path string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == keep:
+		case a == "-overlay" || a == "--overlay":
+			if i+1 < len(args) {
+				path = args[i+1]
+				i++
+			}
+			continue
+		case strings.HasPrefix(a, "-overlay=") || strings.HasPrefix(a, "--overlay="):
+			_, path, _ = strings.Cut(a, "=")
+			continue
+		}
+		rest = append(rest, a)
+	}
+	return rest, path
 }

@@ -36,3 +36,13 @@ func TestSplitOverlay(t *testing.T) {
 		t.Errorf("no overlay: %q %v %v", rest, replace, err)
 	}
 }
+
+// TestCutOverlay: every -overlay flag goes but adi's own, and the path
+// the last one named is returned.
+func TestCutOverlay(t *testing.T) {
+	args := []string{"go", "test", "-overlay=/tmp/adi.json", "-count=1", "-overlay", "a.json", "./pkg", "--overlay=b.json", "-run", "X"}
+	rest, path := CutOverlay(args, "-overlay=/tmp/adi.json")
+	if want := []string{"go", "test", "-overlay=/tmp/adi.json", "-count=1", "./pkg", "-run", "X"}; !reflect.DeepEqual(rest, want) || path != "b.json" {
+		t.Errorf("CutOverlay = %q, %q; want %q, b.json", rest, path, want)
+	}
+}
