@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/adi-go/adi/engine/target"
 	"github.com/adi-go/adi/engine/trace"
@@ -18,11 +19,16 @@ type InstrumentedBuild struct {
 }
 
 // BuildInstrumented rewrites the sources of spec's target into work (a
-// directory the caller removes) and builds it with hooks.
+// directory the caller removes) and builds it with hooks. It returns once
+// the binary's symbols are read too (every recording of the build uses
+// them): their time is the build's, not a recording's.
 func BuildInstrumented(ctx context.Context, spec *target.Spec, work string) (*InstrumentedBuild, error) {
 	in, err := buildInstrumented(ctx, spec, work)
 	if err != nil {
 		return nil, err
+	}
+	if _, err := in.symbols(); err != nil {
+		return nil, fmt.Errorf("reading the instrumented binary's symbols: %w", err)
 	}
 	return &InstrumentedBuild{in: in, work: work, Notes: in.notes}, nil
 }

@@ -38,6 +38,21 @@ type instrumented struct {
 	sites []instrument.Site
 	notes []string
 	env   []string // for the binary's runtime (instrument.Result.Env)
+
+	// The binary's function and line tables, read once for every
+	// recording of it (see symbols).
+	symsOnce sync.Once
+	symtab   *gosym.Table
+	symErr   error
+}
+
+// symbols returns the function and line tables of the binary, read on the
+// first call. The builder needs them from the target's first record on;
+// buildHooked starts reading them as soon as the binary is there, so that
+// a recording does not wait for them while the target runs ahead of it.
+func (in *instrumented) symbols() (*gosym.Table, error) {
+	in.symsOnce.Do(func() { in.symtab, in.symErr = loadSymbols(in.path) })
+	return in.symtab, in.symErr
 }
 
 // rewrite rewrites the target's sources into work for both builds that
@@ -93,7 +108,9 @@ func buildHooked(ctx context.Context, spec *target.Spec, work string, res *instr
 		// it alone), the others how the build was run and all it said.
 		return nil, fmt.Errorf("%w: %s\ngo %s: %v\n%s", errInstrumentBuild, buildProblem(b, err), strings.Join(args, " "), err, b)
 	}
-	return &instrumented{path: out, sites: res.Sites, notes: res.Skipped, env: res.Env()}, nil
+	in := &instrumented{path: out, sites: res.Sites, notes: res.Skipped, env: res.Env()}
+	go in.symbols()
+	return in, nil
 }
 
 // buildProblem returns the first line of a failed build's output that is
@@ -170,18 +187,10 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 		_ = stderr.String()
 		return nil, fmt.Errorf("starting %s: %w", in.path, err)
 	}
-	// The binary's symbols load while the target starts.
-	loaded := make(chan struct{})
-	var symtab *gosym.Table
-	var symErr error
-	go func() {
-		symtab, symErr = loadSymbols(in.path)
-		close(loaded)
-	}()
-	syms := func() (*gosym.Table, error) {
-		<-loaded
-		return symtab, symErr
-	}
+	// The binary's symbols load while the target starts, if they are
+	// not loaded yet.
+	go in.symbols()
+	syms := in.symbols
 	done := make(chan struct{})
 	go func() {
 		select {
