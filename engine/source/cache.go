@@ -44,6 +44,31 @@ type Cache struct {
 	mu    sync.Mutex
 	files map[string]*fileEntry
 	pkgs  map[pkgKey]*pkgEntry
+	// replace maps absolute paths to the files that replace them (""
+	// deletes them): see Overlay.
+	replace map[string]string
+}
+
+// Overlay makes the cache read each file that replace names (by absolute
+// path) from its replacement, as the go command built the program with
+// -overlay (see target.SplitOverlay), and a file replaced by "" deleted:
+// the lines and functions are those that ran. Positions keep the paths of
+// the files replaced, as in the binary. Call it before the first look-up.
+func (c *Cache) Overlay(replace map[string]string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.replace = replace
+}
+
+// actual returns the file read for path: its replacement, path itself if
+// it has none, "" if the overlay deletes it.
+func (c *Cache) actual(path string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if r, ok := c.replace[path]; ok {
+		return r
+	}
+	return path
 }
 
 // NewCache returns an empty cache.
@@ -128,7 +153,11 @@ func (c *Cache) file(file string) (*fileEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	fi, err := os.Stat(path)
+	read := c.actual(path)
+	if read == "" {
+		return nil, &os.PathError{Op: "open", Path: path, Err: errDeleted}
+	}
+	fi, err := os.Stat(read)
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +170,7 @@ func (c *Cache) file(file string) (*fileEntry, error) {
 	if e != nil && e.mod.Equal(fi.ModTime()) && e.size == fi.Size() {
 		return e, nil
 	}
-	e, err = readFile(path)
+	e, err = readFile(path, read)
 	if err != nil {
 		return nil, err
 	}
@@ -151,10 +180,14 @@ func (c *Cache) file(file string) (*fileEntry, error) {
 	return e, nil
 }
 
-// readFile reads and parses path. The stamp is taken from the open file so
-// that a change after reading is seen by the next look-up.
-func readFile(path string) (*fileEntry, error) {
-	f, err := os.Open(path)
+// errDeleted is the error of a file that the build's overlay deletes.
+var errDeleted = fmt.Errorf("%w (deleted by the build's -overlay)", os.ErrNotExist)
+
+// readFile reads and parses path, from the file read (path itself or its
+// replacement). The stamp is taken from the open file so that a change
+// after reading is seen by the next look-up.
+func readFile(path, read string) (*fileEntry, error) {
+	f, err := os.Open(read)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,8 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
+	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -51,7 +53,7 @@ type pkgEntry struct {
 func (c *Cache) pkgAnalysis(e *fileEntry) *pkgEntry {
 	dir := filepath.Dir(e.path)
 	key := pkgKey{dir: dir, name: e.ast.Name.Name, test: strings.HasSuffix(e.path, "_test.go")}
-	stamps := dirStamps(dir)
+	stamps := c.dirStamps(dir)
 	if stamps == nil {
 		stamps = []fileStamp{{filepath.Base(e.path), e.mod, e.size}}
 	}
@@ -61,35 +63,52 @@ func (c *Cache) pkgAnalysis(e *fileEntry) *pkgEntry {
 	if p != nil && slices.Equal(p.stamps, stamps) && p.funcs[e.path] != nil {
 		return p
 	}
-	p = analyse(e, key, stamps)
+	p = analyse(e, key, stamps, c.actual)
 	c.mu.Lock()
 	c.pkgs[key] = p
 	c.mu.Unlock()
 	return p
 }
 
-// dirStamps lists the .go files of dir with their stamps.
-func dirStamps(dir string) []fileStamp {
+// dirStamps lists the .go files of dir with their stamps, as the overlay
+// has them (see Overlay): the files it adds are in, those it deletes out,
+// and those it replaces have their replacement's stamp.
+func (c *Cache) dirStamps(dir string) []fileStamp {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil
 	}
-	var out []fileStamp
+	names := map[string]bool{}
 	for _, d := range ents {
-		if d.IsDir() || !strings.HasSuffix(d.Name(), ".go") {
+		if !d.IsDir() && strings.HasSuffix(d.Name(), ".go") {
+			names[d.Name()] = true
+		}
+	}
+	c.mu.Lock()
+	for p := range c.replace {
+		if filepath.Dir(p) == dir && strings.HasSuffix(p, ".go") {
+			names[filepath.Base(p)] = true
+		}
+	}
+	c.mu.Unlock()
+	var out []fileStamp
+	for _, name := range slices.Sorted(maps.Keys(names)) {
+		read := c.actual(filepath.Join(dir, name))
+		if read == "" {
 			continue
 		}
-		fi, err := d.Info()
-		if err != nil {
+		fi, err := os.Stat(read)
+		if err != nil || fi.IsDir() {
 			continue
 		}
-		out = append(out, fileStamp{d.Name(), fi.ModTime(), fi.Size()})
+		out = append(out, fileStamp{name, fi.ModTime(), fi.Size()})
 	}
 	return out
 }
 
-// analyse parses the files of e's package and names their functions.
-func analyse(e *fileEntry, key pkgKey, stamps []fileStamp) *pkgEntry {
+// analyse parses the files of e's package, each read from the file that
+// actual names (see Cache.actual), and names their functions.
+func analyse(e *fileEntry, key pkgKey, stamps []fileStamp, actual func(string) string) *pkgEntry {
 	fset := token.NewFileSet()
 	self := filepath.Base(e.path)
 	var regular, tests []*ast.File
@@ -103,6 +122,9 @@ func analyse(e *fileEntry, key pkgKey, stamps []fileStamp) *pkgEntry {
 			regular = append(regular, f)
 		}
 	}
+	// Build constraints are read from the files as the overlay has them.
+	bctx := build.Default
+	bctx.OpenFile = func(p string) (io.ReadCloser, error) { return os.Open(actual(p)) }
 	for _, st := range stamps {
 		isTest := strings.HasSuffix(st.name, "_test.go")
 		if st.name == self {
@@ -111,14 +133,21 @@ func analyse(e *fileEntry, key pkgKey, stamps []fileStamp) *pkgEntry {
 			if isTest && !key.test {
 				continue
 			}
-			if ok, err := build.Default.MatchFile(key.dir, st.name); err != nil || !ok {
+			if ok, err := bctx.MatchFile(key.dir, st.name); err != nil || !ok {
 				continue
 			}
 		}
 		path := filepath.Join(key.dir, st.name)
 		var src any
-		if st.name == self {
+		switch read := actual(path); {
+		case st.name == self:
 			src = e.src
+		case read != path:
+			b, err := os.ReadFile(read)
+			if err != nil {
+				continue
+			}
+			src = b
 		}
 		f, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution)
 		if err != nil || f == nil || f.Name == nil || f.Name.Name != key.name {

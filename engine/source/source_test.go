@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -493,4 +494,42 @@ func TestConcurrent(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// TestOverlay: with the build's -overlay, files are read as the overlay
+// has them: replaced, added (not on disk) and deleted, in the file itself
+// and in its package (init functions are numbered over the package's files).
+func TestOverlay(t *testing.T) {
+	dir := t.TempDir()
+	a := writeFile(t, dir, "a.go", "package p\n\nfunc init() {}\n\nfunc A() int { return 1 }\n")
+	b := writeFile(t, dir, "b.go", "package p\n\nfunc init() {}\n")
+	ax := writeFile(t, dir, "a.txt", "package p\n\nfunc init() {}\n\nfunc A() int { return 2 }\n")
+	cx := writeFile(t, dir, "c.txt", "package p\n\nfunc C() {}\n\nfunc init() {}\n")
+	c := filepath.Join(dir, "c.go")
+
+	plain := NewCache()
+	if fs, err := plain.Funcs(b, "p"); err != nil || len(fs) != 1 || fs[0].Name != "p.init.1" {
+		t.Fatalf("without the overlay, b.go's functions: %+v, %v", fs, err)
+	}
+
+	cache := NewCache()
+	cache.Overlay(map[string]string{a: ax, b: "", c: cx})
+	if got, err := cache.Line(a, 5); err != nil || got != "func A() int { return 2 }" {
+		t.Errorf("a.go line 5: %q, %v; want the replacement's", got, err)
+	}
+	fs, err := cache.Funcs(c, "p")
+	var names []string
+	for _, f := range fs {
+		names = append(names, f.Name)
+	}
+	if err != nil || !slices.Equal(names, []string{"p.C", "p.init.1"}) {
+		t.Errorf("c.go (added by the overlay): functions %q, %v; want p.C and p.init.1 (b.go's init is deleted)", names, err)
+	}
+	if f, err := cache.FuncAt(a, 5, "p"); err != nil || f.Name != "p.A" {
+		t.Errorf("a.go line 5: function %+v, %v", f, err)
+	}
+	_, err = cache.Line(b, 3)
+	if !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), "-overlay") {
+		t.Errorf("b.go (deleted by the overlay): %v; want a not-exist error that names the overlay", err)
+	}
 }
