@@ -130,6 +130,11 @@ func Open(ctx context.Context, argv []string, dir string, opts Options) (*Sessio
 	}
 	s := NewSession(rec, prog, opts.Limits, opts.ExecTimeout)
 	s.workDir = work
+	if _, replace, err := target.SplitOverlay(spec.BuildFlags, spec.Dir); err == nil && replace != nil {
+		// The lines shown are those the program was built from (the
+		// builds read the same overlay, so it reads here too).
+		s.src.Overlay(replace)
+	}
 	ok = true
 	return s, nil
 }

@@ -250,5 +250,13 @@ func TestOpenUserOverlay(t *testing.T) {
 		if len(flt.Frame.Results) != 1 || flt.Frame.Results[0].Text != "-1" {
 			t.Errorf("%s recorder: add#1 returned %+v", k, flt.Frame.Results)
 		}
+		// The statements are the overlay's, which ran.
+		var stmts []string
+		for _, st := range flt.Steps {
+			stmts = append(stmts, st.Stmt)
+		}
+		if !slices.Contains(stmts, "return a - b") {
+			t.Errorf("%s recorder: add#1's statements %q; want the overlay's \"return a - b\"", k, stmts)
+		}
 	}
 }
