@@ -31,3 +31,9 @@ func hugePages(m []byte) {
 func remap(m []byte, size int) ([]byte, error) {
 	return unix.Mremap(m, size, unix.MREMAP_MAYMOVE)
 }
+
+// idleThread makes the calling thread run only when a core is idle
+// (SCHED_IDLE); false if it cannot be.
+func idleThread() bool {
+	return unix.SchedSetAttr(0, &unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_IDLE}, 0) == nil
+}

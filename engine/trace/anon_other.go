@@ -17,3 +17,5 @@ func remap(m []byte, size int) ([]byte, error) {
 	unmap(m)
 	return b, nil
 }
+
+func idleThread() bool { return false }

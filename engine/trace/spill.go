@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"sync/atomic"
+	"time"
 	"unsafe"
 )
 
@@ -26,9 +28,9 @@ func (r *Recording) Spill(path string, frames, values, text int) error {
 // their mappings larger; more text goes to the heap. A recorder that adds
 // frames by the million calls it first: tens of megabytes allocated on the
 // heap would be zeroed by the runtime after the kernel, and make the
-// garbage collector mark the index again and again as it is filled. The
-// memory first asked for is prefaulted in the background, ahead of the
-// rows written.
+// garbage collector mark the index again and again as it is filled. A
+// helper thread faults the pages in ahead of the rows added, when a core
+// is idle (see mapping.ahead), until Index.
 func (r *Recording) OffHeap(frames, values, text int) error {
 	return r.mapIndex("", frames, values, text)
 }
@@ -41,9 +43,74 @@ func (r *Recording) OffHeap(frames, values, text int) error {
 type mapping struct {
 	rows, vals, kids, byFn, text []byte
 	all                          []byte
+
+	// The helper that faults pages in ahead of the recorder (see ahead):
+	// added is the number of rows added (updated every aheadEvery rows),
+	// stop tells it to end, and helped is closed when it has.
+	added  atomic.Int64
+	stop   atomic.Bool
+	helped chan struct{}
 }
 
+// stopAhead stops the helper and waits for it to end: the mappings it
+// works on may then move or go.
+func (m *mapping) stopAhead() {
+	if m.helped != nil {
+		m.stop.Store(true)
+		<-m.helped
+	}
+}
+
+// ahead faults in the pages of the rows, callee lists and lists by
+// function of an index off the heap, ahead of the rows the recorder has
+// added (see aheadOf), on a thread of its own scheduled only when a core is
+// idle (SCHED_IDLE). The recorder writes a row every few hundred
+// nanoseconds, and a fresh page costs microseconds on some virtual
+// machines: while the target runs it has both cores, and the helper waits;
+// once it ends, the recorder finds the pages of the rows still to add
+// made. It ends when told to (stopAhead).
+func (m *mapping) ahead(rows, kids, byFn []byte) {
+	defer close(m.helped)
+	// Never unlocked: the thread, made idle, ends with the goroutine.
+	runtime.LockOSThread()
+	if !idleThread() {
+		return
+	}
+	const step = 2 << 20 // a huge page
+	size := int(unsafe.Sizeof(row{}))
+	var r, k int // bytes made present
+	for !m.stop.Load() {
+		want := aheadOf(int(m.added.Load()))
+		switch {
+		case r < min(len(rows), want*size):
+			end := min(r+step, len(rows), want*size)
+			prefault(rows[r:end])
+			r = end
+		case k < min(len(kids), len(byFn), want*4):
+			end := min(k+step, len(kids), len(byFn), want*4)
+			prefault(kids[k:end])
+			prefault(byFn[k:end])
+			k = end
+		default:
+			time.Sleep(time.Millisecond)
+		}
+	}
+}
+
+// aheadOf is the number of rows whose pages the helper makes present when
+// the recorder has added added: as many more as were added, from
+// aheadEvery (the recorder says how many it has every aheadEvery rows) up
+// to aheadRows (6 MB of rows). A short run does not pay for pages it never
+// writes.
+func aheadOf(added int) int { return added + min(max(added, aheadEvery), aheadRows) }
+
+const (
+	aheadRows  = 1 << 17
+	aheadEvery = 1 << 12
+)
+
 func (m *mapping) unmap() {
+	m.stopAhead()
 	if m.all != nil {
 		unmap(m.all)
 		return
@@ -120,18 +187,15 @@ func (r *Recording) mapIndex(path string, frames, values, text int) error {
 	}
 	r.mem = m
 	if path == "" {
-		// Rows and value rows are written side by side, at about the
-		// same pace: the pages of those asked for are faulted in turn.
-		rows, vals := m.rows[:rowBytes], m.vals[:valBytes]
-		go func() {
-			const parts = 32
-			rs, vs := len(rows)/parts, len(vals)/parts
-			for i := range parts {
-				prefault(rows[i*rs : (i+1)*rs])
-				prefault(vals[i*vs : (i+1)*vs])
-			}
+		m.helped = make(chan struct{})
+		go m.ahead(m.rows, m.kids, m.byFn)
+		// Value rows are written as the rows, when the values are
+		// not left in the record file: the pages of those asked for
+		// are faulted in.
+		go func(vals []byte) {
+			prefault(vals)
 			runtime.KeepAlive(r) // the mappings stay
-		}()
+		}(m.vals[:valBytes])
 	}
 	runtime.AddCleanup(r, (*mapping).unmap, m)
 	return nil
@@ -149,6 +213,7 @@ const reserveFrames = 1 << 23
 // them as they come.
 func (r *Recording) growRows() {
 	if m := r.mem; m != nil && m.all == nil {
+		m.stopAhead()
 		if b, err := remap(m.rows, 2*len(m.rows)); err == nil {
 			m.rows = b
 			r.rows = unsafe.Slice((*row)(unsafe.Pointer(&b[0])), len(b)/int(unsafe.Sizeof(row{})))[:len(r.rows)]
@@ -172,6 +237,7 @@ func (r *Recording) seqs(old []int32, n int, byFn bool) []int32 {
 		b = &m.byFn
 	}
 	if len(*b) < 4*n && m.all == nil {
+		m.stopAhead()
 		if g, err := remap(*b, 4*n); err == nil {
 			*b = g
 		}

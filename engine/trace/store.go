@@ -339,6 +339,9 @@ func (r *Recording) Enter(e *Entry) int {
 	}
 	r.rows = append(r.rows, w)
 	r.indexed = false
+	if seq%aheadEvery == 0 && r.mem != nil {
+		r.mem.added.Store(int64(seq))
+	}
 	return seq
 }
 
@@ -1010,6 +1013,11 @@ func (r *Recording) Keep(keep []bool) {
 // FID (the callee lists need the callers, which are found from the
 // per-function lists): with a million frames, each takes milliseconds.
 func (r *Recording) Index() {
+	if r.mem != nil {
+		// No rows come after: the helper that faults them in ends
+		// once the lists it makes present for Index are made.
+		defer r.mem.stopAhead()
+	}
 	r.indexed, r.unordered = true, false
 	r.starts.Store(nil)
 	if len(r.callers) == 0 {

@@ -1,0 +1,61 @@
+package trace
+
+import (
+	"testing"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// resident reports whether the page of m holding byte off is in memory.
+func resident(t *testing.T, m []byte, off int) bool {
+	t.Helper()
+	off &^= pageSize - 1
+	vec := make([]byte, 1)
+	if _, _, errno := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(&m[off])), pageSize, uintptr(unsafe.Pointer(&vec[0]))); errno != 0 {
+		t.Fatal(errno)
+	}
+	return vec[0]&1 != 0
+}
+
+// TestAhead: the helper of an index off the heap makes the pages of the
+// rows and lists ahead of the rows added present, no further than its
+// window, and ends with Index.
+func TestAhead(t *testing.T) {
+	r := &Recording{}
+	if err := r.OffHeap(16<<10, 16, 0); err != nil {
+		t.Fatal(err)
+	}
+	fn := r.FuncID("main.f", Pos{File: "/src/main.go", Line: 3})
+	const added = 2*aheadEvery + 1
+	for i := range added {
+		r.Enter(&Entry{Func: fn, Index: i + 1, Parent: -1, Goroutine: 1, EntrySeq: uint64(2*i + 1)})
+	}
+	m := r.mem
+	size := int(unsafe.Sizeof(row{}))
+	want := aheadOf(2 * aheadEvery) // the rows the window reaches
+	if want != 4*aheadEvery {
+		t.Fatalf("the window of %d rows reaches row %d, want %d", 2*aheadEvery, want, 4*aheadEvery)
+	}
+	// The helper runs when a core is idle: other tests may keep both busy
+	// for a while.
+	deadline := time.Now().Add(time.Minute)
+	for !resident(t, m.rows, (want-1)*size) || !resident(t, m.kids, (want-1)*4) || !resident(t, m.byFn, (want-1)*4) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the pages of row %d and of its lists are not present a minute after %d rows were added", want-1, added)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// Past the window (and the huge page it ends in), nothing.
+	if beyond := (want*size + 8<<20); resident(t, m.rows, beyond) {
+		t.Errorf("the rows are present %d bytes past the window's end", beyond-want*size)
+	}
+	r.SetExit(0, Returned, 2*added+1)
+	r.Index()
+	select {
+	case <-m.helped:
+	default:
+		t.Fatal("the helper still runs after Index")
+	}
+}
