@@ -5,6 +5,7 @@
 package syntax
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -20,11 +21,26 @@ type Cache struct {
 	fset  *token.FileSet
 	mu    sync.Mutex
 	files map[string]*File
+	// replace maps absolute paths to the files that replace them (""
+	// deletes them): see Overlay.
+	replace map[string]string
+}
+
+// Overlay makes the cache read each file that replace names (by absolute
+// path) from its replacement, as the go command built the target with
+// -overlay (see target.SplitOverlay), and a file replaced by "" deleted:
+// the syntax is that of the lines that ran, which the traces show. Call it
+// before the first File.
+func (s *Cache) Overlay(replace map[string]string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.replace = replace
 }
 
 // File is one parsed file.
 type File struct {
-	// Path is the absolute path the file was read from.
+	// Path is the file's absolute path; its content is the overlay's
+	// replacement when there is one (see Overlay).
 	Path string
 	// Src is its content and AST its syntax tree (partial when the file
 	// does not parse completely).
@@ -48,7 +64,15 @@ func (s *Cache) File(path string) (*File, error) {
 	}
 	f := &File{Path: path}
 	s.files[path] = f
-	f.Src, f.err = os.ReadFile(path)
+	read, ok := s.replace[path]
+	switch {
+	case !ok:
+		f.Src, f.err = os.ReadFile(path)
+	case read == "":
+		f.err = &os.PathError{Op: "open", Path: path, Err: errDeleted}
+	default:
+		f.Src, f.err = os.ReadFile(read)
+	}
 	if f.err != nil {
 		return f, f.err
 	}
@@ -61,6 +85,9 @@ func (s *Cache) File(path string) (*File, error) {
 	}
 	return f, f.err
 }
+
+// errDeleted is the error of a file that the build's overlay deletes.
+var errDeleted = fmt.Errorf("%w (deleted by the build's -overlay)", os.ErrNotExist)
 
 // Line returns the 1-based line of pos.
 func (f *File) Line(pos token.Pos) int { return f.tf.Line(pos) }
