@@ -26,6 +26,21 @@ type Target struct {
 	Env []string
 }
 
+// Overlay returns the replacements of the target's own -overlay, by
+// absolute path ("" for a file it deletes); nil without one, or when the
+// command line or the overlay cannot be read (the recording says why).
+func (t Target) Overlay() map[string]string {
+	spec, err := target.Parse(t.Argv, t.Dir)
+	if err != nil || spec.Kind == target.Exec {
+		return nil
+	}
+	_, replace, err := target.SplitOverlay(spec.BuildFlags, spec.Dir)
+	if err != nil {
+		return nil
+	}
+	return replace
+}
+
 // Package is what the agent knows about the target's package.
 type Package struct {
 	// Target is the command line it was resolved from, Spec that command

@@ -128,6 +128,7 @@ func NewConversation(ctx context.Context, dbg Debugger, cfg Config, opts offline
 	c.client = chat.NewClient(chat.Endpoint{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, HTTPClient: cfg.HTTPClient,
 		MaxRetries: cfg.MaxRetries, RetryDelay: cfg.RetryDelay}, red)
 	if len(opts.Target.Argv) > 0 {
+		c.src.Overlay(opts.Target.Overlay())
 		t := opts.Target
 		if p := dbg.Program(); p != nil {
 			t.Env = append(append([]string(nil), p.Env...), t.Env...)

@@ -27,6 +27,9 @@ func Diagnose(ctx context.Context, dbg Debugger, opts Options) (*report.Diagnosi
 		return nil, ErrPassed
 	}
 	d := &diagnoser{dbg: dbg, rec: rec, opts: opts, src: syntax.NewCache(), states: map[trace.FID]*frameState{}}
+	if len(opts.Target.Argv) > 0 {
+		d.src.Overlay(opts.Target.Overlay())
+	}
 	if rec.Partial != "" {
 		d.note("partial recording: " + rec.Partial)
 	}
@@ -173,7 +176,7 @@ func (d *diagnoser) verifyFindings(ctx context.Context, findings []*finding) {
 			} else if d.rec != nil {
 				root = commonDir(fx)
 			}
-			diff, err := makeDiff(root, *fx)
+			diff, err := makeDiff(root, *fx, d.src)
 			if err != nil {
 				d.note("making a diff: " + err.Error())
 				continue

@@ -3,12 +3,12 @@ package offline
 import (
 	"cmp"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/adi-go/adi/agent/report"
+	"github.com/adi-go/adi/agent/syntax"
 	"github.com/adi-go/adi/agent/udiff"
 	"github.com/adi-go/adi/engine/trace"
 )
@@ -96,9 +96,10 @@ func (f *finding) effective() int {
 	return s
 }
 
-// makeDiff applies the edits of f to the files they name and returns the
-// unified diff of the result, with paths relative to root.
-func makeDiff(root string, f fix) (string, error) {
+// makeDiff applies the edits of f to the files they name, as src has
+// them (the edits' offsets are in those), and returns the unified diff of
+// the result, with paths relative to root.
+func makeDiff(root string, f fix, src *syntax.Cache) (string, error) {
 	byFile := map[string][]edit{}
 	var files []string
 	for _, e := range f.edits {
@@ -110,10 +111,11 @@ func makeDiff(root string, f fix) (string, error) {
 	slices.Sort(files)
 	var out strings.Builder
 	for _, file := range files {
-		old, err := os.ReadFile(file)
+		sf, err := src.File(file)
 		if err != nil {
 			return "", err
 		}
+		old := sf.Src
 		edits := byFile[file]
 		slices.SortFunc(edits, func(a, b edit) int { return b.start - a.start })
 		text := string(old)

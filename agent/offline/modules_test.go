@@ -298,3 +298,63 @@ func TestSign(t *testing.T) {
 		t.Errorf("evidence %q, want %q", got, want)
 	}
 }
+
+// TestDiagnoseOverlay: a test run with its own -overlay, which replaces the
+// file under test with one that has the bug (on disk the file is fixed and
+// its lines are elsewhere). The rules read the overlay's lines, which ran,
+// and the fix is made against them and verified.
+func TestDiagnoseOverlay(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records and re-runs")
+	}
+	dir := writeModule(t, map[string]string{
+		"clamp.go": `package m
+
+// Clamp limits x to [lo, hi).
+//
+// On disk, fixed; the overlay has the bug.
+func Clamp(x, lo, hi int) int {
+	if x < lo {
+		return lo
+	}
+	if x >= hi {
+		return hi - 1
+	}
+	return x
+}
+`,
+		"clamp.txt": clampSrc,
+		"ov.json":   `{"Replace": {"clamp.go": "clamp.txt"}}`,
+		"clamp_test.go": `package m
+
+import "testing"
+
+func TestClamp(t *testing.T) {
+	if got := Clamp(10, 0, 10); got != 9 {
+		t.Errorf("Clamp(10, 0, 10) = %d, want 9", got)
+	}
+}
+`})
+	before := agenttest.HashTree(t, dir)
+	argv := []string{"go", "test", "-overlay=ov.json", "."}
+	s, err := engine.Open(context.Background(), argv, dir, engine.Options{Timeout: 2 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	d, err := Diagnose(context.Background(), s, Options{Target: gocmd.Target{Argv: argv, Dir: dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(d.Text())
+	agenttest.SameTree(t, dir, before)
+	if d.RootCause.Line != 8 || d.Method != "boundary" {
+		t.Errorf("root cause line %d by %s, want line 8 (the overlay's x > hi) by boundary", d.RootCause.Line, d.Method)
+	}
+	if !strings.Contains(d.Fix, "-\tif x > hi {") {
+		t.Errorf("the fix is not made against the overlay's lines:\n%s", d.Fix)
+	}
+	if d.Verification == nil || d.Verification.Status != report.Passed {
+		t.Errorf("verification %+v, want passed", d.Verification)
+	}
+}
