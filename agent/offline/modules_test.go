@@ -30,6 +30,23 @@ func writeModule(t *testing.T, files map[string]string) string {
 	return dir
 }
 
+// diagnoseIn records argv in the module at dir and diagnoses the run
+// offline; the session is closed when the test ends.
+func diagnoseIn(t *testing.T, dir string, argv ...string) (*engine.Session, *report.Diagnosis) {
+	t.Helper()
+	s, err := engine.Open(context.Background(), argv, dir, engine.Options{Timeout: 2 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	d, err := Diagnose(context.Background(), s, Options{Target: gocmd.Target{Argv: argv, Dir: dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(d.Text())
+	return s, d
+}
+
 // clampSrc is a Clamp whose bound is off by one (line 8: x > hi).
 const clampSrc = `package m
 
@@ -197,17 +214,7 @@ func TestFit(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := writeModule(t, tc.files)
 			before := agenttest.HashTree(t, dir)
-			argv := []string{"go", "test", "."}
-			s, err := engine.Open(context.Background(), argv, dir, engine.Options{Timeout: 2 * time.Minute})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			d, err := Diagnose(context.Background(), s, Options{Target: gocmd.Target{Argv: argv, Dir: dir}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Log(d.Text())
+			s, d := diagnoseIn(t, dir, "go", "test", ".")
 			checkWellFormed(t, s.Recording().Lookup, d)
 			agenttest.SameTree(t, dir, before)
 			if d.RootCause.Line != tc.line || d.Method != tc.method {
@@ -336,17 +343,7 @@ func TestClamp(t *testing.T) {
 }
 `})
 	before := agenttest.HashTree(t, dir)
-	argv := []string{"go", "test", "-overlay=ov.json", "."}
-	s, err := engine.Open(context.Background(), argv, dir, engine.Options{Timeout: 2 * time.Minute})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	d, err := Diagnose(context.Background(), s, Options{Target: gocmd.Target{Argv: argv, Dir: dir}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Log(d.Text())
+	_, d := diagnoseIn(t, dir, "go", "test", "-overlay=ov.json", ".")
 	agenttest.SameTree(t, dir, before)
 	if d.RootCause.Line != 8 || d.Method != "boundary" {
 		t.Errorf("root cause line %d by %s, want line 8 (the overlay's x > hi) by boundary", d.RootCause.Line, d.Method)
