@@ -82,12 +82,13 @@ func (m *mapping) ahead(rows, kids, byFn []byte) {
 	for !m.stop.Load() {
 		want := aheadOf(int(m.added.Load()))
 		switch {
-		case r < min(len(rows), want*size):
-			end := min(r+step, len(rows), want*size)
+		case r < min(len(rows), want*size)&^(pageSize-1):
+			// Whole pages (prefault leaves a part of one out).
+			end := min(r+step, len(rows), want*size) &^ (pageSize - 1)
 			prefault(rows[r:end])
 			r = end
-		case k < min(len(kids), len(byFn), want*4):
-			end := min(k+step, len(kids), len(byFn), want*4)
+		case k < min(len(kids), len(byFn), want*4)&^(pageSize-1):
+			end := min(k+step, len(kids), len(byFn), want*4) &^ (pageSize - 1)
 			prefault(kids[k:end])
 			prefault(byFn[k:end])
 			k = end
