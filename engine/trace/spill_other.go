@@ -21,6 +21,10 @@ func prefault([]byte) {}
 
 func hugePages([]byte) {}
 
+func release([]byte, int) {}
+
 func remap([]byte, int) ([]byte, error) {
 	return nil, errors.New("mapping memory is supported on unix systems only")
 }
+
+func idleThread() bool { return false }
