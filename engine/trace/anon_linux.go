@@ -18,6 +18,17 @@ func prefault(m []byte) {
 	unix.Madvise(m[:len(m)&^(pageSize-1)], unix.MADV_POPULATE_WRITE)
 }
 
+// release gives the kernel back the whole pages of m past its first used
+// bytes (they read as zeros again when next touched).
+func release(m []byte, used int) {
+	start := (used + pageSize - 1) &^ (pageSize - 1)
+	if start >= len(m) {
+		return
+	}
+	// m starts at a page: a mapping does.
+	unix.Madvise(m[start:len(m)&^(pageSize-1)], unix.MADV_DONTNEED)
+}
+
 // hugePages asks for m to be made of huge pages (2 MB on amd64) where the
 // system makes them on request (transparent huge pages in "madvise" mode).
 // A page fault costs microseconds on some virtual machines: a huge page

@@ -21,7 +21,7 @@ func resident(t *testing.T, m []byte, off int) bool {
 
 // TestAhead: the helper of an index off the heap makes the pages of the
 // rows and lists ahead of the rows added present, no further than its
-// window, and ends with Index.
+// window, and ends with Index, which gives back the pages past the rows.
 func TestAhead(t *testing.T) {
 	r := &Recording{}
 	if err := r.OffHeap(16<<10, 16, 0); err != nil {
@@ -57,5 +57,28 @@ func TestAhead(t *testing.T) {
 	case <-m.helped:
 	default:
 		t.Fatal("the helper still runs after Index")
+	}
+	// The rows and the lists by function (one Seq a frame) hold added
+	// frames; no frame has callees.
+	last := (added - 1) * size
+	if !resident(t, m.rows, last) || !resident(t, m.byFn, (added-1)*4) {
+		t.Error("the pages of the last row or of the lists by function were given back")
+	}
+	for _, p := range []struct {
+		what string
+		m    []byte
+		off  int
+	}{
+		{"rows", m.rows, (last + size + pageSize) &^ (pageSize - 1)},
+		{"rows", m.rows, (want - 1) * size},
+		{"lists by function", m.byFn, (want - 1) * 4},
+		{"callee lists", m.kids, 0},
+	} {
+		if resident(t, p.m, p.off) {
+			t.Errorf("the %s are still present at byte %d, past the index's", p.what, p.off)
+		}
+	}
+	if got, want := r.At(added-1).FID, (FID{Func: "main.f", Index: added}); got != want {
+		t.Errorf("the last frame is %s, want %s", got, want)
 	}
 }

@@ -6,6 +6,8 @@ func prefault([]byte) {}
 
 func hugePages([]byte) {}
 
+func release([]byte, int) {}
+
 // remap moves the anonymous mapping m to one of size bytes, keeping its
 // contents.
 func remap(m []byte, size int) ([]byte, error) {

@@ -50,6 +50,10 @@ type mapping struct {
 	added  atomic.Int64
 	stop   atomic.Bool
 	helped chan struct{}
+	// madeRows and madeKids are how far the helper made the rows, and
+	// the callee lists and lists by function, present (bytes; read once
+	// it has ended), madeVals how far the value rows were.
+	madeRows, madeKids, madeVals int
 }
 
 // stopAhead stops the helper and waits for it to end: the mappings it
@@ -79,6 +83,7 @@ func (m *mapping) ahead(rows, kids, byFn []byte) {
 	const step = 2 << 20 // a huge page
 	size := int(unsafe.Sizeof(row{}))
 	var r, k int // bytes made present
+	defer func() { m.madeRows, m.madeKids = r, k }()
 	for !m.stop.Load() {
 		want := aheadOf(int(m.added.Load()))
 		switch {
@@ -96,6 +101,22 @@ func (m *mapping) ahead(rows, kids, byFn []byte) {
 			time.Sleep(time.Millisecond)
 		}
 	}
+}
+
+// settle stops the helper once the index is whole (n frames, their
+// callee lists and lists by function of kids and byFn Seqs, v value rows),
+// and gives the kernel back the pages it made present past them: its
+// window runs ahead of the rows added, by up to aheadRows rows' worth of
+// pages never written.
+func (m *mapping) settle(n, kids, byFn, v int) {
+	m.stopAhead()
+	if m.all != nil {
+		return
+	}
+	release(m.rows[:m.madeRows], n*int(unsafe.Sizeof(row{})))
+	release(m.kids[:m.madeKids], 4*kids)
+	release(m.byFn[:m.madeKids], 4*byFn)
+	release(m.vals[:m.madeVals], v*int(unsafe.Sizeof(vrow{})))
 }
 
 // aheadOf is the number of rows whose pages the helper makes present when
@@ -193,6 +214,7 @@ func (r *Recording) mapIndex(path string, frames, values, text int) error {
 		// Value rows are written as the rows, when the values are
 		// not left in the record file: the pages of those asked for
 		// are faulted in.
+		m.madeVals = valBytes
 		go func(vals []byte) {
 			prefault(vals)
 			runtime.KeepAlive(r) // the mappings stay

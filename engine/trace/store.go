@@ -1015,8 +1015,9 @@ func (r *Recording) Keep(keep []bool) {
 func (r *Recording) Index() {
 	if r.mem != nil {
 		// No rows come after: the helper that faults them in ends
-		// once the lists it makes present for Index are made.
-		defer r.mem.stopAhead()
+		// once the lists it makes present for Index are made, and
+		// what it made past them goes back.
+		defer func() { r.mem.settle(len(r.rows), len(r.kids), len(r.byFn), len(r.vals)) }()
 	}
 	r.indexed, r.unordered = true, false
 	r.starts.Store(nil)
