@@ -688,10 +688,11 @@ type decoder struct {
 	// shared by the cursors).
 	sitePC *[]uint64
 	// last is the number of the chunk's last record, goid the goroutine
-	// of its records, lastPC the last caller's or exit's PC.
-	last   uint64
-	goid   int64
-	lastPC uint64
+	// of its records, lastPC the last caller's or exit's PC, lastOff the
+	// last entry's or exit's frame offset.
+	last            uint64
+	goid            int64
+	lastPC, lastOff uint64
 	// slab is where the values of records are allocated from, in bulk.
 	slab []Value
 	// text is where strings are allocated from, in bulk (see str).
@@ -835,12 +836,14 @@ func (d *decoder) record(k byte, r *Record) error {
 	case RecEnter:
 		// The grouped numbers (see package adirt's enter).
 		var desc byte
-		var site, pcz, offz uint64
+		var site, offd, pcz, offz uint64
 		desc, i = byte1(b, i)
 		site, i = fld(b, i, desc)
-		r.Off, i = fld(b, i, desc>>2)
+		offd, i = fld(b, i, desc>>2)
 		pcz, i = fld(b, i, desc>>4)
 		offz, i = fld(b, i, desc>>6)
+		d.lastOff += uint64(unzigzag(offd))
+		r.Off = d.lastOff
 		r.Site = int(site >> 1)
 		if site&1 != 0 {
 			r.PC, i = uv(b, i)
@@ -858,8 +861,12 @@ func (d *decoder) record(k byte, r *Record) error {
 		d.lastPC += uint64(unzigzag(pcz))
 		r.CallerPC = d.lastPC
 		r.CallerOff = uint64(int64(r.Off) - unzigzag(offz))
-		var n int
-		n, i = small(b, i)
+		// The count of values << 1 | whether a chain follows.
+		var nv, n int
+		nv, i = small(b, i)
+		if nv&1 != 0 {
+			n, i = small(b, i)
+		}
 		switch {
 		case n > maxChain:
 			err = fmt.Errorf("a chain of %d frames", n)
@@ -874,17 +881,25 @@ func (d *decoder) record(k byte, r *Record) error {
 			}
 		}
 		if err == nil {
-			r.Values, i, err = d.values(b, i, r)
+			r.Values, i, err = d.values(b, i, nv>>1, r)
 		}
 	case RecExit:
+		// The descriptor's high bits count the values, 15: the count
+		// follows.
 		var desc byte
-		var pcz uint64
+		var offd, pcz uint64
 		desc, i = byte1(b, i)
-		r.Off, i = fld(b, i, desc)
+		offd, i = fld(b, i, desc)
 		pcz, i = fld(b, i, desc>>2)
+		d.lastOff += uint64(unzigzag(offd))
+		r.Off = d.lastOff
 		d.lastPC += uint64(unzigzag(pcz))
 		r.PC = d.lastPC
-		r.Values, i, err = d.values(b, i, r)
+		n := int(desc >> 4)
+		if n == exitCounts {
+			n, i = small(b, i)
+		}
+		r.Values, i, err = d.values(b, i, n, r)
 	case RecGo:
 		r.PC, i = uv(b, i)
 	case RecGInfo:
@@ -915,11 +930,14 @@ func (d *decoder) record(k byte, r *Record) error {
 // runtime's maxChain).
 const maxChain = 64
 
-// values reads the values of record r (only over them when d.skip or
+// exitCounts is the count of an exit's values that says the count follows
+// (the runtime's exitCounts).
+const exitCounts = 15
+
+// values reads the n values of record r (only over them when d.skip or
 // d.lazy), and says where they are in r.ValuesAt and
 // r.NValues: see package adirt's value.
-func (d *decoder) values(b []byte, i int, r *Record) ([]Value, int, error) {
-	n, i := small(b, i)
+func (d *decoder) values(b []byte, i, n int, r *Record) ([]Value, int, error) {
 	if n > 64 {
 		return nil, i, fmt.Errorf("%d values in one record", n)
 	}

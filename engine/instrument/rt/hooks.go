@@ -32,9 +32,9 @@ func ptrOf(u uintptr) unsafe.Pointer
 //go:noinline
 func E0(site uint64) F {
 	gp, pcF, pcC, bpF, bpC := frames()
-	f, s, p := enter(site, gp, pcF, pcC, bpF, bpC)
+	f, s, p := enter(site, 0, gp, pcF, pcC, bpF, bpC)
 	if s != nil {
-		s.done(p.byte1(1)) // 0 as a varint
+		s.done(p)
 	}
 	return f
 }
@@ -42,9 +42,8 @@ func E0(site uint64) F {
 //go:noinline
 func E1(site uint64, a0 any) F {
 	gp, pcF, pcC, bpF, bpC := frames()
-	f, s, p := enter(site, gp, pcF, pcC, bpF, bpC)
+	f, s, p := enter(site, 1, gp, pcF, pcC, bpF, bpC)
 	if s != nil {
-		p = p.uvarint(1)
 		p = s.value(p, a0)
 		s.done(p)
 	}
@@ -54,9 +53,8 @@ func E1(site uint64, a0 any) F {
 //go:noinline
 func E2(site uint64, a0, a1 any) F {
 	gp, pcF, pcC, bpF, bpC := frames()
-	f, s, p := enter(site, gp, pcF, pcC, bpF, bpC)
+	f, s, p := enter(site, 2, gp, pcF, pcC, bpF, bpC)
 	if s != nil {
-		p = p.uvarint(2)
 		p = s.value(p, a0)
 		p = s.value(p, a1)
 		s.done(p)
@@ -67,9 +65,8 @@ func E2(site uint64, a0, a1 any) F {
 //go:noinline
 func E3(site uint64, a0, a1, a2 any) F {
 	gp, pcF, pcC, bpF, bpC := frames()
-	f, s, p := enter(site, gp, pcF, pcC, bpF, bpC)
+	f, s, p := enter(site, 3, gp, pcF, pcC, bpF, bpC)
 	if s != nil {
-		p = p.uvarint(3)
 		p = s.value(p, a0)
 		p = s.value(p, a1)
 		p = s.value(p, a2)
@@ -81,9 +78,8 @@ func E3(site uint64, a0, a1, a2 any) F {
 //go:noinline
 func E4(site uint64, a0, a1, a2, a3 any) F {
 	gp, pcF, pcC, bpF, bpC := frames()
-	f, s, p := enter(site, gp, pcF, pcC, bpF, bpC)
+	f, s, p := enter(site, 4, gp, pcF, pcC, bpF, bpC)
 	if s != nil {
-		p = p.uvarint(4)
 		p = s.value(p, a0)
 		p = s.value(p, a1)
 		p = s.value(p, a2)
@@ -96,12 +92,11 @@ func E4(site uint64, a0, a1, a2, a3 any) F {
 //go:noinline
 func EN(site uint64, as ...any) F {
 	gp, pcF, pcC, bpF, bpC := frames()
-	f, s, p := enter(site, gp, pcF, pcC, bpF, bpC)
+	if len(as) > 32 {
+		as = as[:32]
+	}
+	f, s, p := enter(site, len(as), gp, pcF, pcC, bpF, bpC)
 	if s != nil {
-		if len(as) > 32 {
-			as = as[:32]
-		}
-		p = p.uvarint(uint64(len(as)))
 		for _, a := range as {
 			p = s.value(p, a)
 		}
@@ -120,8 +115,8 @@ func X0(f F) {
 		return
 	}
 	gp, pc := exitFrames()
-	if p, ok := leave(f, pc); ok {
-		f.g.done(p.byte1(1)) // 0 as a varint
+	if p, ok := leave(f, 0, pc); ok {
+		f.g.done(p)
 		f.g.unwinding(gp, pc)
 	}
 }
@@ -132,9 +127,8 @@ func X1(f F, r0 any) {
 		return
 	}
 	gp, pc := exitFrames()
-	if p, ok := leave(f, pc); ok {
+	if p, ok := leave(f, 1, pc); ok {
 		s := f.g
-		p = p.uvarint(1)
 		p = s.value(p, r0)
 		s.done(p)
 		s.unwinding(gp, pc)
@@ -147,9 +141,8 @@ func X2(f F, r0, r1 any) {
 		return
 	}
 	gp, pc := exitFrames()
-	if p, ok := leave(f, pc); ok {
+	if p, ok := leave(f, 2, pc); ok {
 		s := f.g
-		p = p.uvarint(2)
 		p = s.value(p, r0)
 		p = s.value(p, r1)
 		s.done(p)
@@ -163,9 +156,8 @@ func X3(f F, r0, r1, r2 any) {
 		return
 	}
 	gp, pc := exitFrames()
-	if p, ok := leave(f, pc); ok {
+	if p, ok := leave(f, 3, pc); ok {
 		s := f.g
-		p = p.uvarint(3)
 		p = s.value(p, r0)
 		p = s.value(p, r1)
 		p = s.value(p, r2)
@@ -180,12 +172,11 @@ func XN(f F, rs ...any) {
 		return
 	}
 	gp, pc := exitFrames()
-	if p, ok := leave(f, pc); ok {
-		if len(rs) > 32 {
-			rs = rs[:32]
-		}
+	if len(rs) > 32 {
+		rs = rs[:32]
+	}
+	if p, ok := leave(f, len(rs), pc); ok {
 		s := f.g
-		p = p.uvarint(uint64(len(rs)))
 		for _, r := range rs {
 			p = s.value(p, r)
 		}

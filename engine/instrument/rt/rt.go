@@ -178,9 +178,10 @@ type G struct {
 	pos, end int
 	last     uint64 // the number of the last record in the chunk
 	// lastPC is the last PC of a caller or of an exit written in the
-	// chunk: the next one is written as the difference from it.
-	lastPC uintptr
-	_      [cacheLine - 80%cacheLine]byte
+	// chunk, lastOff the last frame offset: the next one is written as
+	// the difference from it.
+	lastPC, lastOff uintptr
+	_               [cacheLine - 88%cacheLine]byte
 }
 
 // cacheLine is the size of amd64's cache lines.
@@ -391,7 +392,7 @@ func (s *G) newChunkLocked(flags uint8) bool {
 		return false
 	}
 	s.base, s.pos, s.end = base, hdrSize, chunkSize
-	s.last, s.lastPC = 0, 0
+	s.last, s.lastPC, s.lastOff = 0, 0, 0
 	h := s.hdr()
 	h.state = idle(0, hdrSize)
 	h.flags = hdrUsed | flags
@@ -652,9 +653,9 @@ func stackOf(goid int64) string {
 	return ""
 }
 
-// enter records the entry of a frame; gp..coff are from frames(). The
-// caller writes the values and ends the record with s.done.
-func enter(site uint64, gp, pcF, pcCaller, off, coff uintptr) (F, *G, wp) {
+// enter records the entry of a frame, with n values; gp..coff are from
+// frames(). The caller writes the values and ends the record with s.done.
+func enter(site uint64, n int, gp, pcF, pcCaller, off, coff uintptr) (F, *G, wp) {
 	if !enabled || stopped.Load() {
 		return F{}, nil, wp{}
 	}
@@ -681,8 +682,8 @@ func enter(site uint64, gp, pcF, pcCaller, off, coff uintptr) (F, *G, wp) {
 	}
 	// The descriptor and the grouped numbers: site<<1 | whether a PC in
 	// the function follows (once per site: the site says the rest), the
-	// frame's offset, the caller's PC (from the chunk's last PC) and the
-	// caller's offset (from the frame's).
+	// frame's offset (from the chunk's last), the caller's PC (from the
+	// chunk's last PC) and the caller's offset (from the frame's).
 	sf := site << 1
 	if newSite {
 		sf |= 1
@@ -690,7 +691,8 @@ func enter(site uint64, gp, pcF, pcCaller, off, coff uintptr) (F, *G, wp) {
 	d := p
 	p = wp{unsafe.Add(p.p, 1)}
 	p, c0 := p.field(sf)
-	p, c1 := p.field(uint64(off))
+	p, c1 := p.field(zigzag(int64(off - s.lastOff)))
+	s.lastOff = off
 	p, c2 := p.field(zigzag(int64(pcCaller - s.lastPC)))
 	s.lastPC = pcCaller
 	p, c3 := p.field(zigzag(int64(off - coff)))
@@ -702,10 +704,11 @@ func enter(site uint64, gp, pcF, pcCaller, off, coff uintptr) (F, *G, wp) {
 			siteSeen[site].Store(true)
 		}
 	}
-	if n := len(stack); n > 0 && stack[n-1] != coff {
-		p = chain(p, gp, off, stack[n-1])
+	// The count of values << 1 | whether a chain follows.
+	if k := len(stack); k > 0 && stack[k-1] != coff {
+		p = chain(p.uvarint(uint64(n)<<1|1), gp, off, stack[k-1])
 	} else {
-		p = p.byte1(1) // 0 as a varint
+		p = p.uvarint(uint64(n) << 1)
 	}
 	s.stack = append(stack, off)
 	return F{g: s, off: off}, s, p
@@ -738,9 +741,10 @@ func chain(p wp, gp, off, top uintptr) wp {
 	return p
 }
 
-// leave records the exit of frame f; pc is from exitFrames(). The caller
-// writes the values and ends the record with s.done.
-func leave(f F, pc uintptr) (wp, bool) {
+// leave records the exit of frame f, with n values; pc is from
+// exitFrames(). The caller writes the values and ends the record with
+// s.done.
+func leave(f F, n int, pc uintptr) (wp, bool) {
 	s := f.g
 	p, ok := begin(s, recExit)
 	if !ok {
@@ -751,16 +755,28 @@ func leave(f F, pc uintptr) (wp, bool) {
 		stack = stack[:len(stack)-1]
 	}
 	s.stack = stack
-	// The descriptor and the grouped numbers: the frame's offset, the PC
-	// (from the chunk's last PC).
+	// The descriptor and the grouped numbers: the frame's offset (from
+	// the chunk's last), the PC (from the chunk's last PC). The
+	// descriptor's high bits count the values, up to 14; 15 says that
+	// their count follows.
 	d := p
 	p = wp{unsafe.Add(p.p, 1)}
-	p, c0 := p.field(uint64(f.off))
+	p, c0 := p.field(zigzag(int64(f.off - s.lastOff)))
+	s.lastOff = f.off
 	p, c1 := p.field(zigzag(int64(pc - s.lastPC)))
 	s.lastPC = pc
-	*(*byte)(d.p) = c0 | c1<<2
+	if n < exitCounts {
+		*(*byte)(d.p) = c0 | c1<<2 | byte(n)<<4
+	} else {
+		*(*byte)(d.p) = c0 | c1<<2 | exitCounts<<4
+		p = p.uvarint(uint64(n))
+	}
 	return p, true
 }
+
+// exitCounts is the count of an exit's values that its descriptor says
+// its count follows (see leave).
+const exitCounts = 15
 
 // value records one argument or result, given by its address: a value
 // descriptor (see val and valN), the type id and the value's number, if

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -514,6 +515,65 @@ func TestKinds(t *testing.T) {
 		if got[i] != want[i] {
 			t.Errorf("entry %d:\n got %s\nwant %s", i, got[i], want[i])
 		}
+	}
+}
+
+//go:noinline
+func many(xs ...int) (r0, r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11, r12, r13, r14, r15 int) {
+	as := make([]any, len(xs))
+	for i := range xs {
+		as[i] = &xs[i]
+	}
+	h := EN(4, as...)
+	defer XN(h, &r0, &r1, &r2, &r3, &r4, &r5, &r6, &r7, &r8, &r9, &r10, &r11, &r12, &r13, &r14, &r15)
+	for i, p := range []*int{&r0, &r1, &r2, &r3, &r4, &r5, &r6, &r7, &r8, &r9, &r10, &r11, &r12, &r13, &r14, &r15} {
+		*p = -i
+	}
+	return
+}
+
+// TestValueCounts reads back records with many values: an entry's count
+// shares a number with its chain's flag, an exit's is in its descriptor
+// up to 14.
+func TestValueCounts(t *testing.T) {
+	path := startRecording(t)
+	var xs []int
+	for i := range 40 {
+		xs = append(xs, i*i)
+	}
+	many(xs[:0]...)
+	many(xs[:14]...)
+	many(xs...)
+	tr, err := instrument.ReadTrace(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range tr.Records {
+		if r.Kind != instrument.RecEnter && r.Kind != instrument.RecExit {
+			continue
+		}
+		var vs []string
+		for _, v := range r.Values {
+			vs = append(vs, v.String())
+		}
+		got = append(got, fmt.Sprintf("%d %d %s", r.Kind, len(r.Values), strings.Join(vs, ",")))
+	}
+	var args, results []string
+	for i := range 32 {
+		args = append(args, fmt.Sprint(i*i))
+	}
+	for i := range 16 {
+		results = append(results, fmt.Sprint(-i))
+	}
+	res := fmt.Sprintf("%d 16 %s", instrument.RecExit, strings.Join(results, ","))
+	want := []string{
+		fmt.Sprintf("%d 0 ", instrument.RecEnter), res,
+		fmt.Sprintf("%d 14 %s", instrument.RecEnter, strings.Join(args[:14], ",")), res,
+		fmt.Sprintf("%d 32 %s", instrument.RecEnter, strings.Join(args, ",")), res,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("records:\n got %q\nwant %q", got, want)
 	}
 }
 
