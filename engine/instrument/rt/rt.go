@@ -29,8 +29,11 @@
 // instead: a descriptor byte gives the size (1, 2, 4 or 8 bytes, codes 0
 // to 3) of each of the numbers that follow it, little-endian, so that the
 // reader knows where each one is from the descriptor alone rather than
-// from the number before it (see enter, leave and value). Counts (of
-// values, of chain links) are one-byte varints.
+// from the number before it (see enter, leave and value). Frame offsets
+// and PCs are written as differences from the chunk's last ones. Counts
+// (of values, of chain links) are one-byte varints: an entry's count of
+// values shares one with whether a chain follows, and an exit's is in its
+// descriptor's high bits.
 //
 // The hooks never call user code: values are read by kind (basic kinds by
 // value, strings up to a bound, pointers as nil or not, lengths of slices
