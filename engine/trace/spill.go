@@ -52,8 +52,10 @@ type mapping struct {
 	helped chan struct{}
 	// madeRows and madeKids are how far the helper made the rows, and
 	// the callee lists and lists by function, present (bytes; read once
-	// it has ended), madeVals how far the value rows were.
+	// it has ended), madeVals how far the value rows were, once valsMade
+	// is closed.
 	madeRows, madeKids, madeVals int
+	valsMade                     chan struct{}
 }
 
 // stopAhead stops the helper and waits for it to end: the mappings it
@@ -80,7 +82,7 @@ func (m *mapping) ahead(rows, kids, byFn []byte) {
 	if !idleThread() {
 		return
 	}
-	const step = 2 << 20 // a huge page
+	const step = hugePage
 	size := int(unsafe.Sizeof(row{}))
 	var r, k int // bytes made present
 	defer func() { m.madeRows, m.madeKids = r, k }()
@@ -113,11 +115,21 @@ func (m *mapping) settle(n, kids, byFn, v int) {
 	if m.all != nil {
 		return
 	}
-	release(m.rows[:m.madeRows], n*int(unsafe.Sizeof(row{})))
-	release(m.kids[:m.madeKids], 4*kids)
-	release(m.byFn[:m.madeKids], 4*byFn)
-	release(m.vals[:m.madeVals], v*int(unsafe.Sizeof(vrow{})))
+	<-m.valsMade
+	release(madeOf(m.rows, m.madeRows), n*int(unsafe.Sizeof(row{})))
+	release(madeOf(m.kids, m.madeKids), 4*kids)
+	release(madeOf(m.byFn, m.madeKids), 4*byFn)
+	release(madeOf(m.vals, m.madeVals), v*int(unsafe.Sizeof(vrow{})))
 }
+
+// madeOf is the part of mapping b that faulting in its first made bytes
+// made present: up to the end of the huge page they end in.
+func madeOf(b []byte, made int) []byte {
+	return b[:min(len(b), (made+hugePage-1)&^(hugePage-1))]
+}
+
+// hugePage is the size of amd64's huge pages (see hugePages).
+const hugePage = 2 << 20
 
 // aheadOf is the number of rows whose pages the helper makes present when
 // the recorder has added added: as many more as were added, from
@@ -214,10 +226,11 @@ func (r *Recording) mapIndex(path string, frames, values, text int) error {
 		// Value rows are written as the rows, when the values are
 		// not left in the record file: the pages of those asked for
 		// are faulted in.
-		m.madeVals = valBytes
+		m.madeVals, m.valsMade = valBytes, make(chan struct{})
 		go func(vals []byte) {
 			prefault(vals)
 			runtime.KeepAlive(r) // the mappings stay
+			close(m.valsMade)
 		}(m.vals[:valBytes])
 	}
 	runtime.AddCleanup(r, (*mapping).unmap, m)
