@@ -56,10 +56,12 @@ const chunkSize = 64 << 10
 const ChunkSize = chunkSize
 
 // The chunk header (see package adirt's chunkHdr): entries (4 bytes),
-// values (4), flags (1, then 7 unused), the state (8).
+// values (4), flags (1, then 3 unused), the number of times the chunk was
+// taken again (4), the state (8).
 const (
 	hdrSize  = 32
 	hdrFlags = 8
+	hdrGen   = 12
 	hdrState = 16
 )
 
@@ -87,8 +89,16 @@ func chunkState(h unsafe.Pointer) (busy bool, end int, last uint64) {
 	return st&stateBusy != 0, int(st >> stateEnd & endMask), st >> stateLast
 }
 
-// ctlSeq is the offset of the record counter in the control chunk.
-const ctlSeq = 64
+// The control chunk: the record counter, and the free list of chunks
+// handed back (see package adirt's ctlFree): the count handed back, the
+// count the runtime took, and the ring of chunk numbers.
+const (
+	ctlSeq      = 64
+	ctlFreeHead = 128
+	ctlFreeTail = 192
+	ctlFree     = 256
+	ctlSlots    = (chunkSize - ctlFree) / 4
+)
 
 // mapPopulate is Linux's MAP_POPULATE.
 const mapPopulate = 0x8000
@@ -143,8 +153,11 @@ type Record struct {
 	Values []Value
 	// ValuesAt and ValuesEnd are the offsets in the file of the record's
 	// first value and of the end of its last, NValues the number of its
-	// values (see File.ValuesAt).
+	// values (see File.ValuesAt). Recycled says that its chunk goes back
+	// to the runtime once read (see File.Recycle): values kept must be
+	// copied during the call.
 	ValuesAt, ValuesEnd, NValues int
+	Recycled                     bool
 	// GInfo: the creator of the goroutine.
 	Parent      int64
 	Creator     string // function
@@ -228,6 +241,19 @@ type File struct {
 	typeChunks []typeChunk
 	// heap holds the cursors with a record to hand over.
 	heap cursorHeap
+
+	// Recycle makes Poll hand back to the runtime (of a File from
+	// OpenLive), to be written again, the chunks it reads while the
+	// target runs, once it has read them through: their records say so
+	// (Record.Recycled). Recycled counts the chunks Poll has handed back.
+	Recycle  bool
+	Recycled int
+
+	// ctl is the control chunk, mapped writable (nil if the file is not,
+	// and once the target has ended); handed the chunks handed back and
+	// not yet taken again, by number, with the gen they had.
+	ctl    []byte
+	handed map[int]uint32
 }
 
 type typeChunk struct{ start, read int }
@@ -306,13 +332,21 @@ func OpenLive(fd *os.File, limit int64) (*File, error) {
 		return nil, fmt.Errorf("mapping the record file: %w", err)
 	}
 	f.data = m
+	// The free list is written through a mapping of its own: the rest
+	// of the file is only read.
+	if c, err := syscall.Mmap(int(fd.Fd()), 0, chunkSize, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED); err == nil {
+		f.ctl = c
+	}
 	return f, nil
 }
 
 // Maps reports whether addr is in the file's mapping.
 func (f *File) Maps(addr uintptr) bool {
-	base := uintptr(unsafe.Pointer(unsafe.SliceData(f.data)))
-	return len(f.data) > 0 && addr >= base && addr-base < uintptr(len(f.data))
+	in := func(m []byte) bool {
+		base := uintptr(unsafe.Pointer(unsafe.SliceData(m)))
+		return len(m) > 0 && addr >= base && addr-base < uintptr(len(m))
+	}
+	return in(f.data) || in(f.ctl)
 }
 
 // Type returns the type numbered id, as the records read so far name it
@@ -386,12 +420,41 @@ func (f *File) NumTypes() int {
 
 // Close unmaps the file.
 func (f *File) Close() error {
+	if f.ctl != nil {
+		syscall.Munmap(f.ctl)
+		f.ctl = nil
+	}
 	if f.data == nil {
 		return nil
 	}
 	err := syscall.Munmap(f.data)
 	f.data = nil
 	return err
+}
+
+// handBack puts chunk n, read through, on the free list, unless the list
+// is full; the chunk is then read again once the runtime has taken it
+// (its gen changed).
+func (f *File) handBack(n int, h unsafe.Pointer) bool {
+	if !f.Recycle || f.ctl == nil {
+		return false
+	}
+	ctl := unsafe.Pointer(&f.ctl[0])
+	head := (*atomic.Uint64)(unsafe.Add(ctl, ctlFreeHead))
+	tail := (*atomic.Uint64)(unsafe.Add(ctl, ctlFreeTail))
+	hd := head.Load()
+	if hd-tail.Load() >= ctlSlots {
+		return false
+	}
+	if f.handed == nil {
+		f.handed = map[int]uint32{}
+	}
+	f.handed[n] = atomic.LoadUint32((*uint32)(unsafe.Add(h, hdrGen)))
+	f.chunks[n] = nil
+	*(*uint32)(unsafe.Add(ctl, ctlFree+4*(hd%ctlSlots))) = uint32(n)
+	head.Store(hd + 1)
+	f.Recycled++
+	return true
 }
 
 // cursor reads the records of the chunk at offset start, up to bound.
@@ -530,6 +593,13 @@ func (f *File) Poll(final bool, fn func(*Record) error) (int, error) {
 			continue // a file cut short
 		}
 		h := unsafe.Pointer(&f.data[start])
+		if gen, ok := f.handed[n]; ok {
+			if atomic.LoadUint32((*uint32)(unsafe.Add(h, hdrGen))) == gen {
+				keep = append(keep, n) // not taken again yet
+				continue
+			}
+			delete(f.handed, n)
+		}
 		flags := uint8(atomic.LoadUint32((*uint32)(unsafe.Add(h, hdrFlags))))
 		if flags&hdrUsed == 0 {
 			keep = append(keep, n)
@@ -548,6 +618,7 @@ func (f *File) Poll(final bool, fn func(*Record) error) (int, error) {
 		c := f.chunks[n]
 		if c == nil {
 			c = f.cursor(start)
+			c.rec.Recycled = f.Recycle && f.ctl != nil && !final
 			f.chunks[n] = c
 		}
 		c.bound = min(end, len(c.d.b))
@@ -564,12 +635,18 @@ func (f *File) Poll(final bool, fn func(*Record) error) (int, error) {
 		}
 		f.noteStop(c)
 		// A chunk its goroutine has left, read to its end, has nothing
-		// more to give.
-		if c.ready || flags&hdrDone == 0 || busy || c.d.i < c.bound {
+		// more to give: it is handed back, or forgotten.
+		if c.ready || flags&hdrDone == 0 || busy || c.d.i < c.bound || c.stopped ||
+			!final && c.rec.Recycled && f.handBack(n, h) {
 			keep = append(keep, n)
 		}
 	}
 	f.scan = keep
+	if final && f.ctl != nil {
+		// Nothing more goes back to the runtime.
+		syscall.Munmap(f.ctl)
+		f.ctl = nil
+	}
 	return f.merge(w, fn)
 }
 
@@ -823,7 +900,7 @@ const maxTypes = 1 << 20
 // reusing r.Chain.
 func (d *decoder) record(k byte, r *Record) error {
 	if d.dirty {
-		*r = Record{Seq: r.Seq, Chain: r.Chain}
+		*r = Record{Seq: r.Seq, Chain: r.Chain, Recycled: r.Recycled}
 		d.dirty = false
 	}
 	// The fields of entries and exits; the others are zero but after a
@@ -1115,14 +1192,39 @@ func (f *File) ValuesAt(dst []Value, at, n int) ([]Value, error) {
 		return dst, fmt.Errorf("record file %s: no %d values at offset %d", f.path, n, at)
 	}
 	end := min(start+chunkSize, int(f.Bytes))
+	dst, err := DecodeValues(dst, padded(f.data[start:end]), at-start, n)
+	if err != nil {
+		return dst, fmt.Errorf("record file %s, offset %d: %w", f.path, at, err)
+	}
+	return dst, nil
+}
+
+// ValuesBytes returns the bytes of the values of a record read with
+// LazyValues (from Record.ValuesAt to ValuesEnd), for a reader that
+// copies them (see Recycle); nil if they are not in the file.
+func (f *File) ValuesBytes(at, end int) []byte {
+	if at < 0 || at > end || end > int(f.Bytes) || end > len(f.data) {
+		return nil
+	}
+	return f.data[at:end:end]
+}
+
+// DecodeValues is ValuesAt for values copied out of the file: it appends
+// to dst the n values at offset at of b, which has at least ValuesSlack
+// bytes after them. The Text of a string or a number is b's own bytes.
+func DecodeValues(dst []Value, b []byte, at, n int) ([]Value, error) {
 	dst = slices.Grow(dst, n)
-	d := decoder{b: padded(f.data[start:end]), borrow: true, slab: dst[len(dst):len(dst)]}
-	vs, i, err := d.decodeValues(d.b, at-start, n)
+	d := decoder{b: b, borrow: true, slab: dst[len(dst):len(dst)]}
+	vs, i, err := d.decodeValues(d.b, at, n)
 	if err == nil && i > len(d.b) {
 		err = errShort
 	}
 	if err != nil {
-		return dst, fmt.Errorf("record file %s, offset %d: %w", f.path, at, err)
+		return dst, err
 	}
 	return dst[:len(dst)+len(vs)], nil
 }
+
+// ValuesSlack is how far past its values the decoder may read (see uv and
+// fld).
+const ValuesSlack = 16

@@ -75,6 +75,15 @@ import (
 // instrument.File.Poll): every record numbered up to the counter it read
 // first is complete, but for those of chunks that were busy, whose
 // complete records end at the state's end and number.
+//
+// A reader that has read a chunk its goroutine left can hand it back for
+// another (see ctlFree): the runtime takes chunks handed back before new
+// ones, and counts their uses in the header's gen (4 bytes after the
+// flags), so that the reader tells a chunk taken again from the one it
+// read. A chunk's pages cost the most the first time the process writes
+// them (on some virtual machines, microseconds a page even when the file
+// has them), so a run whose records are read as it goes writes the same
+// few chunks again and again.
 const (
 	hdrSize  = 32
 	hdrUsed  = 1
@@ -96,7 +105,8 @@ const (
 type chunkHdr struct {
 	enters, vals uint32
 	flags        uint8
-	_            [7]byte
+	_            [3]byte
+	gen          uint32
 	state        uint64
 	_            uint64
 }
@@ -110,6 +120,19 @@ func idle(last uint64, end int) uint64 { return last<<stateLast | uint64(end)<<s
 // parallel program would otherwise take the line holding the variables
 // every hook reads from each other).
 const ctlSeq = cacheLine
+
+// The free list, in the control chunk: the chunks a reader handed back, as
+// chunk numbers (4 bytes each) in a ring of ctlSlots slots from ctlFree.
+// The reader writes a slot, then the count of chunks it has handed back
+// (at ctlFreeHead); the runtime takes them in order and counts those it
+// has taken (at ctlFreeTail), which tells the reader which slots are free
+// again. Each count has a cache line of its own.
+const (
+	ctlFreeHead = 2 * cacheLine
+	ctlFreeTail = 3 * cacheLine
+	ctlFree     = 4 * cacheLine
+	ctlSlots    = (chunkSize - ctlFree) / 4
+)
 
 // Record kinds. A record starts with the number seqΔ<<3 | kind, seqΔ
 // being the difference of its sequence number from that of the chunk's
@@ -234,7 +257,10 @@ var (
 	fileSize int64
 	maxFile  int64 = 2 << 30
 	seg      []byte
-	gtab     [1 << gtabBits]atomic.Pointer[G]
+	// ctl is the control chunk; chunkAt the chunks mapped, by number.
+	ctl     unsafe.Pointer
+	chunkAt []unsafe.Pointer
+	gtab    [1 << gtabBits]atomic.Pointer[G]
 	// siteSeen is by site whether a record gave its PC.
 	siteSeen []atomic.Bool
 	// userPkgs are the instrumented packages.
@@ -298,6 +324,7 @@ func init() {
 func startFile() error {
 	mu.Lock()
 	defer mu.Unlock()
+	ctl, chunkAt = nil, nil
 	base := takeChunk()
 	if base == nil {
 		return errors.New("the record file has no room")
@@ -306,6 +333,7 @@ func startFile() error {
 	h.state = idle(0, hdrSize)
 	h.flags = hdrUsed | hdrCtl | hdrDone
 	seq = (*atomic.Uint64)(unsafe.Add(base, ctlSeq))
+	ctl = base
 	return nil
 }
 
@@ -402,9 +430,13 @@ func (s *G) newChunkLocked(flags uint8) bool {
 	return true
 }
 
-// takeChunk returns the next chunk of the file, mapping a new segment
-// when needed, or nil when the file is full (mu held).
+// takeChunk returns a chunk handed back by the reader, else the next
+// chunk of the file, mapping a new segment when needed, or nil when the
+// file is full (mu held).
 func takeChunk() unsafe.Pointer {
+	if base := reuseChunk(); base != nil {
+		return base
+	}
 	if len(seg) < chunkSize {
 		n := nextSegment(fileSize, maxFile)
 		if n == 0 {
@@ -430,6 +462,36 @@ func takeChunk() unsafe.Pointer {
 	}
 	base := unsafe.Pointer(unsafe.SliceData(seg))
 	seg = seg[chunkSize:]
+	chunkAt = append(chunkAt, base)
+	return base
+}
+
+// reuseChunk returns the next chunk of the free list (see ctlFree), nil if
+// there is none (mu held). Its header is made that of an unused chunk, its
+// gen counted last: a reader that sees the new gen sees the rest.
+func reuseChunk() unsafe.Pointer {
+	if ctl == nil {
+		return nil
+	}
+	head := (*atomic.Uint64)(unsafe.Add(ctl, ctlFreeHead))
+	tail := (*atomic.Uint64)(unsafe.Add(ctl, ctlFreeTail))
+	t := tail.Load()
+	if t >= head.Load() {
+		return nil
+	}
+	n := *(*uint32)(unsafe.Add(ctl, ctlFree+4*(t%ctlSlots)))
+	tail.Store(t + 1)
+	if n == 0 || int(n) >= len(chunkAt) {
+		return nil // not a chunk the reader may hand back
+	}
+	base := chunkAt[n]
+	h := (*chunkHdr)(base)
+	if h.flags&(hdrDone|hdrCtl|hdrTypes) != hdrDone {
+		return nil
+	}
+	h.enters, h.vals, h.flags = 0, 0, 0
+	h.state = idle(0, hdrSize)
+	(*atomic.Uint32)(unsafe.Pointer(&h.gen)).Add(1)
 	return base
 }
 

@@ -10,8 +10,10 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/adi-go/adi/engine/instrument"
@@ -322,6 +324,165 @@ func TestLiveRead(t *testing.T) {
 		t.Errorf("the records came in %d polls, want several while they were written", polls)
 	}
 	t.Logf("%d records in %d polls", len(got), polls)
+}
+
+// TestLiveReadRecycled reads the records while goroutines write them, as
+// TestLiveRead does, handing the chunks read back to the runtime: every
+// record comes once, numbered without a gap, each goroutine's in the order
+// its calls made them with the values they had, and the file holds fewer
+// chunks than the records took.
+func TestLiveReadRecycled(t *testing.T) {
+	path := startRecording(t)
+	fd, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fd.Close()
+	f, err := instrument.OpenLive(fd, maxFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	f.Recycle = true
+	const n, rounds = 4, 60
+	got := map[int64][]string{}
+	var seqs []uint64
+	var read atomic.Uint64
+	collect := func(r *instrument.Record) error {
+		seqs = append(seqs, r.Seq)
+		read.Store(r.Seq)
+		line := fmt.Sprint(r.Kind)
+		for _, v := range r.Values {
+			line += " " + f.Type(v.TypeID).Name + "=" + v.String()
+		}
+		got[r.Goid] = append(got[r.Goid], line)
+		return nil
+	}
+	goids := make([]int64, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			goids[i] = goid()
+			for k := range rounds {
+				fibHooked(12)
+				echo(uint64(k), int64(-i), strings.Repeat("x", k))
+				// The reader keeps up, and so reads the chunks as
+				// they are written.
+				for w := seq.Load(); read.Load() < w; {
+					time.Sleep(50 * time.Microsecond)
+				}
+			}
+		})
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	for running := true; running; {
+		select {
+		case <-done:
+			running = false
+		default:
+		}
+		if _, err := f.Poll(false, collect); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := f.Poll(true, collect); err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range seqs {
+		if s != uint64(i+1) {
+			t.Fatalf("record %d read is numbered %d, want %d", i, s, i+1)
+		}
+	}
+	for i, id := range goids {
+		want := []string{fmt.Sprint(instrument.RecGInfo)}
+		var fib func(n int) int
+		fib = func(n int) int {
+			want = append(want, fmt.Sprintf("%d int=%d", instrument.RecEnter, n))
+			r := n
+			if n >= 2 {
+				r = fib(n-1) + fib(n-2)
+			}
+			want = append(want, fmt.Sprintf("%d int=%d", instrument.RecExit, r))
+			return r
+		}
+		for k := range rounds {
+			fib(12)
+			want = append(want, fmt.Sprintf("%d uint64=%d int64=%d string=%q", instrument.RecEnter, k, -i, strings.Repeat("x", k)),
+				fmt.Sprint(instrument.RecExit))
+		}
+		if g := got[id]; !slices.Equal(g, want) {
+			for j := range min(len(g), len(want)) {
+				if g[j] != want[j] {
+					t.Fatalf("goroutine %d: record %d is %q, want %q", id, j, g[j], want[j])
+				}
+			}
+			t.Fatalf("goroutine %d: %d records, want %d", id, len(g), len(want))
+		}
+	}
+	if f.Recycled == 0 {
+		t.Fatal("no chunk was handed back")
+	}
+	// Without chunks written again, the records would take this many
+	// chunks at least: every record is 6 bytes or more, and a chunk ends
+	// 4 KB early at most.
+	least := len(seqs) * 6 / (chunkSize - hdrSize - maxRecord)
+	if len(chunkAt) >= least {
+		t.Errorf("%d chunks taken for %d records: the chunks handed back were not written again (%d without)", len(chunkAt), len(seqs), least)
+	}
+	t.Logf("%d records in %d chunks, %d of them written again", len(seqs), len(chunkAt), f.Recycled)
+}
+
+// TestRecycleBehind reads live, handing chunks back, the records of a run
+// that has already written them all: every chunk read through goes back,
+// and the run's next records are written in them, not in new chunks.
+func TestRecycleBehind(t *testing.T) {
+	path := startRecording(t)
+	const calls = 21891 // fib(20)
+	fibHooked(20)
+	fd, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fd.Close()
+	f, err := instrument.OpenLive(fd, maxFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	f.Recycle = true
+	records, recycled := 0, 0
+	collect := func(r *instrument.Record) error {
+		records++
+		if r.Recycled {
+			recycled++
+		}
+		return nil
+	}
+	for range 3 {
+		if _, err := f.Poll(false, collect); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if records != 2*calls+1 || recycled != records {
+		t.Fatalf("%d records read, %d of them from chunks handed back, want %d of %d", records, recycled, 2*calls+1, 2*calls+1)
+	}
+	// All but the chunk the goroutine still writes (and the control and
+	// type chunks, never handed back) go back.
+	taken := len(chunkAt)
+	if f.Recycled < taken-4 || f.Recycled == 0 {
+		t.Fatalf("%d of %d chunks handed back", f.Recycled, taken)
+	}
+	fibHooked(20)
+	if len(chunkAt) != taken {
+		t.Errorf("%d chunks taken for the second run of as many records as the first, which took %d and handed %d back", len(chunkAt)-taken, taken, f.Recycled)
+	}
+	if _, err := f.Poll(true, collect); err != nil {
+		t.Fatal(err)
+	}
+	if records != 4*calls+1 {
+		t.Errorf("%d records read in all, want %d", records, 4*calls+1)
+	}
 }
 
 // checkFirstPass checks the counts of OpenFile's first pass (from the
