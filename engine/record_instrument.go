@@ -7,7 +7,6 @@ import (
 	"debug/gosym"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -252,10 +251,17 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 	// calls find nothing left to do).
 	var src *fileValues
 	if b.sourced > 0 {
-		kept = true
 		src = newFileValues(t)
+		src.copied = b.copied
+		if b.inFile > 0 {
+			kept = true
+		} else {
+			src.file, src.bytes = nil, 0
+		}
 		b.rec.SetValueSource(src)
 		runtime.AddCleanup(b.rec, (*fileValues).close, src)
+	} else {
+		b.copied.free()
 	}
 	// finish rewrites b.valuesEnd when the frame limit drops frames (see
 	// keptValues): the first trim keeps every value attached, the second
@@ -263,7 +269,7 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 	ends := slices.Clone(b.valuesEnd)
 	released := make(chan struct{})
 	go func() {
-		if src != nil {
+		if kept {
 			src.trim(records, ends)
 		} else {
 			t.Close()
@@ -272,12 +278,13 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 	}()
 	b.finish(status, ctx.Err(), opts.Timeout, stdout.String(), stderr.String(), t)
 	<-released
-	if src != nil && !slices.Equal(ends, b.valuesEnd) {
+	if kept && !slices.Equal(ends, b.valuesEnd) {
 		src.trim(records, b.valuesEnd)
 	}
 	records.Close()
 	if opts.Times != nil {
-		*opts.Times = RecordTimes{Run: ended.Sub(start), Index: time.Since(ended), Records: b.records, AfterRun: b.records - b.atExit}
+		*opts.Times = RecordTimes{Run: ended.Sub(start), Index: time.Since(ended), Records: b.records, AfterRun: b.records - b.atExit,
+			Reused: t.Recycled}
 	}
 	return b.rec, nil
 }
@@ -324,6 +331,14 @@ func indexLive(records *os.File, in *instrumented, lim Limits, syms symbols, exi
 		return nil, nil, err
 	}
 	defer closeUnless(&b, t)
+	// The values copied out of the chunks handed back go with the index,
+	// or with an index given up.
+	copied := &copiedValues{}
+	defer func() {
+		if b == nil {
+			copied.free()
+		}
+	}()
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer faultErr(t, &b, &err)
 	if b, err = newBuilder(in, lim, syms, t, lazy); err != nil {
@@ -332,6 +347,16 @@ func indexLive(records *os.File, in *instrumented, lim Limits, syms symbols, exi
 	defer lessGC()()
 	if err := b.rec.OffHeap(liveFrames, 2*liveFrames, 0); err != nil {
 		return nil, nil, err
+	}
+	// The chunks read go back to the runtime, their values copied, while
+	// the frame limit is not reached (frames past it are dropped as they
+	// end: their values stay in the file, which is trimmed of them) and
+	// the index is far below the size it would be spilled at. Once a
+	// chunk has gone back, the index cannot be built again from the file
+	// (see indexAfter): it stays in memory, kept small by these bounds.
+	if lazy && (above < 0 || int64(lim.MaxFrames)*recycleFrameBytes <= above) {
+		t.Recycle = true
+		b.copied = copied
 	}
 	// atExit is set (within 4096 records) when the target ends, which a
 	// long poll of a builder behind the target does not wait for.
@@ -366,7 +391,11 @@ func indexLive(records *os.File, in *instrumented, lim Limits, syms symbols, exi
 		if err != nil {
 			return nil, nil, err
 		}
-		if above >= 0 && indexSize(b.rec.Len(), int(b.rec.Values())) > above {
+		size := indexSize(b.rec.Len(), int(b.rec.Values())) + int64(b.copied.size())
+		if t.Recycle && (b.rec.Len() >= lim.MaxFrames || above >= 0 && size > above/4) {
+			t.Recycle = false
+		}
+		if above >= 0 && size > above && t.Recycled == 0 {
 			return nil, nil, nil
 		}
 		if n > 0 {
@@ -385,6 +414,10 @@ func indexLive(records *os.File, in *instrumented, lim Limits, syms symbols, exi
 }
 
 const (
+	// recycleFrameBytes is what a frame is reckoned to take in the index
+	// with its values (copied), to tell whether the frame limit keeps
+	// the index below the size it is spilled at.
+	recycleFrameBytes = 200
 	// liveFrames is the number of frames the index of a run is first
 	// given room for (it grows from there).
 	liveFrames = 16 << 10
@@ -573,6 +606,11 @@ type builder struct {
 	fnSite    []int32
 	sourced   int
 	valuesEnd []int
+	// copied holds the values copied out of the file while its chunks
+	// are handed back to the runtime (nil if they never are); inFile
+	// counts the frames whose values are left in the file.
+	copied *copiedValues
+	inFile int
 	// decoded holds the values of a record decoded for the index.
 	decoded []instrument.Value
 	text    []byte // a value's text as it is made
@@ -911,16 +949,28 @@ func (b *builder) enter(r *instrument.Record) {
 
 // attach gives frame seq, of function fn (a FuncID) and site, the values
 // of record r: its arguments, or with results its results. They stay in
-// the record file when they can (see fileValues), else they are decoded
+// the record file when they can, or are copied out of it when their
+// chunk goes back to the target (see fileValues), else they are decoded
 // into the index.
 func (b *builder) attach(seq int, r *instrument.Record, fn uint32, site int, results bool) {
-	if b.lazy && r.ValuesAt <= math.MaxUint32 && b.namedBy(fn, site) {
+	if b.lazy && r.Recycled {
+		// The chunk goes back to the runtime once read: the values are
+		// copied, or else decoded into the index.
+		if vb := b.file.ValuesBytes(r.ValuesAt, r.ValuesEnd); len(vb) > 0 && b.namedBy(fn, site) {
+			if ref, ok := b.copied.add(vb); ok {
+				b.rec.AttachSource(seq, ref, r.NValues, results)
+				b.sourced++
+				return
+			}
+		}
+	} else if b.lazy && r.ValuesAt < copiedRef && b.namedBy(fn, site) {
 		c := r.ValuesAt / instrument.ChunkSize
 		if c >= len(b.valuesEnd) {
 			b.valuesEnd = append(b.valuesEnd, make([]int, c+1-len(b.valuesEnd))...)
 		}
 		b.rec.AttachSource(seq, uint32(r.ValuesAt), r.NValues, results)
 		b.sourced++
+		b.inFile++
 		b.valuesEnd[c] = max(b.valuesEnd[c], r.ValuesEnd)
 		return
 	}
@@ -1396,14 +1446,14 @@ func (b *builder) limit() {
 // dropped some: the record file then keeps the values of those only (see
 // fileValues.trim).
 func (b *builder) keptValues() {
-	if b.sourced == 0 {
+	if b.inFile == 0 {
 		return
 	}
 	clear(b.valuesEnd)
 	for seq := range b.rec.Len() {
 		for _, results := range []bool{false, true} {
 			ref, n, ok := b.rec.SourceOf(seq, results)
-			if !ok || n == 0 {
+			if !ok || n == 0 || ref&copiedRef != 0 {
 				continue
 			}
 			end, err := b.file.ValuesEnd(int(ref), n)

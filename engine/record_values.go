@@ -14,9 +14,9 @@ import (
 
 // fileValues is the value source of an instrumented recording (see
 // trace.ValueSource): the arguments and results stay in the record file,
-// which stays mapped while the recording lives, and a frame's are decoded
-// and rendered when it is read, as builder.values renders them at index
-// time. A session reads the values of a few hundred frames; the index
+// which stays mapped while the recording lives, or in copies of the
+// file's bytes (see copiedValues), and a frame's are decoded and rendered
+// when it is read, as builder.values renders them at index time. A session reads the values of a few hundred frames; the index
 // build no longer decodes, renders and copies the millions of the run.
 //
 // Its methods may be called from several goroutines at once: the file is
@@ -25,6 +25,9 @@ type fileValues struct {
 	file  *instrument.File
 	types []vtype // by type number
 	bytes int64   // see Bytes
+	// copied holds the values copied out of the file, whose references
+	// have copiedRef set (see builder.attach).
+	copied *copiedValues
 	// decoded are buffers for a frame's decoded values (*[]instrument.Value).
 	decoded sync.Pool
 }
@@ -73,10 +76,84 @@ func (s *fileValues) typ(id uint32) vtype {
 	return newVType(instrument.Type{})
 }
 
-// Bytes is what the record file holds once trimmed (see trim): the
-// recording keeps it, mapped, for its values (the pages of a memfd are
-// memory; those of a file in the work directory are counted too).
-func (s *fileValues) Bytes() int { return int(s.bytes) }
+// Bytes is what the record file holds once trimmed (see trim), and the
+// values copied out of it: the recording keeps them for its values (the
+// pages of a memfd are memory; those of a file in the work directory are
+// counted too). A file with none of the recording's values is not kept.
+func (s *fileValues) Bytes() int { return int(s.bytes) + s.copied.size() }
+
+// copiedValues holds the values of records copied out of the record file
+// before their chunk is handed back to the runtime (see
+// instrument.File.Recycle), as the file has them, in blocks: the values of
+// a record are referred to by copiedRef | the block's number × copiedBlock
+// + their offset in it. The blocks are anonymous mappings of huge pages
+// where the system makes them: the copies are memory the index's process
+// writes for the first time, which costs a fault a page (microseconds on
+// some virtual machines), not one for 512 pages.
+type copiedValues struct {
+	blocks [][]byte
+	bytes  int
+}
+
+// copiedRef marks the references to copied values: those into the file
+// are below its size limit (maxRecordFile).
+const copiedRef = 1 << 31
+
+// copiedBlock is the size of the blocks of copied values: a huge page, and
+// far more than a record holds (the runtime bounds them to 4 KB).
+const copiedBlock = 2 << 20
+
+// add copies the values b and returns their reference, false when there
+// is no room for them.
+func (c *copiedValues) add(b []byte) (uint32, bool) {
+	need := len(b) + instrument.ValuesSlack
+	n := len(c.blocks)
+	if n == 0 || cap(c.blocks[n-1])-len(c.blocks[n-1]) < need {
+		if need > copiedBlock || (n+1)*copiedBlock > copiedRef {
+			return 0, false
+		}
+		m, err := unix.Mmap(-1, 0, copiedBlock, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANON)
+		if err != nil {
+			return 0, false
+		}
+		unix.Madvise(m, unix.MADV_HUGEPAGE)
+		c.blocks = append(c.blocks, m[:0])
+		n++
+	}
+	blk := &c.blocks[n-1]
+	off := (n-1)*copiedBlock + len(*blk)
+	*blk = append(*blk, b...)
+	c.bytes += len(b)
+	return copiedRef | uint32(off), true
+}
+
+// at returns the block holding the values of reference ref, with its
+// room past them, and their offset in it.
+func (c *copiedValues) at(ref uint32) ([]byte, int) {
+	off := int(ref &^ copiedRef)
+	blk := c.blocks[off/copiedBlock]
+	return blk[:cap(blk)], off % copiedBlock
+}
+
+// free unmaps the blocks (when the recording is collected).
+func (c *copiedValues) free() {
+	if c == nil {
+		return
+	}
+	for _, b := range c.blocks {
+		unix.Munmap(b[:cap(b)])
+	}
+	c.blocks, c.bytes = nil, 0
+}
+
+// size is the bytes of the values copied (the blocks' pages hold them, and
+// the rest of the last block's, made as they are first written).
+func (c *copiedValues) size() int {
+	if c == nil {
+		return 0
+	}
+	return c.bytes
+}
 
 // trim frees the parts of the record file fd that hold none of the
 // recording's values, and counts what it still holds (fstat's blocks: what
@@ -98,7 +175,7 @@ func (s *fileValues) trim(fd *os.File, ends []int) {
 	for start := 0; start < size; start += instrument.ChunkSize {
 		keep := start
 		if c := start / instrument.ChunkSize; c < len(ends) && ends[c] > 0 {
-			keep = min((ends[c]+readAhead+page-1)/page*page, start+instrument.ChunkSize)
+			keep = min((ends[c]+instrument.ValuesSlack+page-1)/page*page, start+instrument.ChunkSize)
 		}
 		end := min(start+instrument.ChunkSize, size)
 		if keep >= end {
@@ -119,12 +196,13 @@ func (s *fileValues) trim(fd *os.File, ends []int) {
 	}
 }
 
-// readAhead is how far past a value the decoder may read (see
-// instrument's uv and fld).
-const readAhead = 16
-
 // close unmaps the record file (when the recording is collected).
-func (s *fileValues) close() { s.file.Close() }
+func (s *fileValues) close() {
+	if s.file != nil {
+		s.file.Close()
+	}
+	s.copied.free()
+}
 
 // AppendValues decodes and renders the n values at offset ref of the
 // record file.
@@ -134,7 +212,14 @@ func (s *fileValues) AppendValues(dst []trace.Value, ref uint32, n int, names []
 		buf = new([]instrument.Value)
 	}
 	defer s.decoded.Put(buf)
-	vs, err := s.file.ValuesAt((*buf)[:0], int(ref), n)
+	var vs []instrument.Value
+	var err error
+	if ref&copiedRef != 0 && s.copied != nil {
+		b, at := s.copied.at(ref)
+		vs, err = instrument.DecodeValues((*buf)[:0], b, at, n)
+	} else {
+		vs, err = s.file.ValuesAt((*buf)[:0], int(ref), n)
+	}
 	*buf = vs
 	if err != nil {
 		// The records were read through once already: a value that does

@@ -52,6 +52,10 @@ type RecordTimes struct {
 	// number of them the index read after the target ended: where the
 	// builder fell behind the target (the instrumenting recorder only).
 	Records, AfterRun int
+	// Reused is the number of chunks of the record file that the index
+	// handed back to the target once it had read them, for the target to
+	// write again (see instrument.File.Recycle).
+	Reused int
 }
 
 // DefaultSpillAbove is the size of index above which it goes to a mapped
