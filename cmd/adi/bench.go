@@ -82,6 +82,9 @@ type benchResult struct {
 	// behind the target by that much).
 	Records     int      `json:"instrument_records,omitempty"`
 	AfterRunPct *float64 `json:"instrument_records_after_run_pct,omitempty"`
+	// Reused is the median number of chunks of the record file that the
+	// index handed back to the target, once read, to be written again.
+	Reused *float64 `json:"instrument_chunks_reused,omitempty"`
 	// IndexBytes is the memory the instrumented recording's index takes
 	// per frame without its argument and result values, ArgBytes what
 	// those take (value rows and their text, and the pages of the record
@@ -584,7 +587,7 @@ func childrenOf(pid int) []int {
 func summarize(res *benchResult, rounds []benchRound) {
 	var native, nativeDebug []float64
 	var instr, run, index, delve, bounded, fixed, dlv []float64
-	var rInstr, rRun, rDelve, rDelveInstr, rDlv, after []float64
+	var rInstr, rRun, rDelve, rDelveInstr, rDlv, after, reused []float64
 	for _, rd := range rounds {
 		nat := ms(rd.native)
 		native = append(native, nat)
@@ -602,6 +605,7 @@ func summarize(res *benchResult, rounds []benchRound) {
 			if t.Records > 0 {
 				res.Records = t.Records
 				after = append(after, 100*float64(t.AfterRun)/float64(t.Records))
+				reused = append(reused, float64(t.Reused))
 			}
 			res.Frames = rd.instrumentFrames
 		}
@@ -633,7 +637,7 @@ func summarize(res *benchResult, rounds []benchRound) {
 	res.NativeDebugMS = *median(nativeDebug)
 	res.InstrumentMS = median(instr)
 	res.RunMS, res.IndexMS, res.RunX = median(run), median(index), median(rRun)
-	res.AfterRunPct = median(after)
+	res.AfterRunPct, res.Reused = median(after), median(reused)
 	res.DelveMS, res.DelveBoundedMS, res.DelveFixedMS = median(delve), median(bounded), median(fixed)
 	res.DlvTraceMS = median(dlv)
 	res.InstrumentX, res.DelveX, res.DelveOverInstrument, res.DlvTraceX = median(rInstr), median(rDelve), median(rDelveInstr), median(rDlv)
@@ -703,6 +707,9 @@ func writeBenchTable(w io.Writer, cfg benchConfig, results []*benchResult) {
 			note := fmt.Sprintf("%s: instrumented recording: the target's run %s (%s native), the index after it %s", r.Program, fmtMS(r.RunMS), fmtX(r.RunX), fmtMS(r.IndexMS))
 			if r.AfterRunPct != nil {
 				note += fmt.Sprintf(", with %.0f%% of the %d records read after the run", *r.AfterRunPct, r.Records)
+			}
+			if r.Reused != nil {
+				note += fmt.Sprintf("; %.0f chunks (64 KB) of the record file handed back to be written again", *r.Reused)
 			}
 			notes = append(notes, note)
 		}

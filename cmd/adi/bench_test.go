@@ -81,10 +81,12 @@ func TestBenchJSON(t *testing.T) {
 			t.Errorf("instrumented build time %v, want positive", r.BuildInstrumentMS)
 		}
 		// The index's row, callee and function lists (56 bytes a
-		// frame) and the few tables around them; the program's values
-		// (the pages of the record file that hold them: a few bytes a
-		// value, and its records around them).
-		if r.IndexBytes == nil || r.ArgBytes == nil || *r.IndexBytes < 40 || *r.IndexBytes > 120 || *r.ArgBytes < 8 || *r.ArgBytes > 200 {
+		// frame) and the few tables around them; the program's values:
+		// copied out of the chunks of the record file handed back, or
+		// the pages of the record file that hold them (with the records
+		// around them). fib's argument and result take two bytes each
+		// at least (a type and a varint).
+		if r.IndexBytes == nil || r.ArgBytes == nil || *r.IndexBytes < 40 || *r.IndexBytes > 120 || *r.ArgBytes < 3.9 || *r.ArgBytes > 200 {
 			t.Errorf("bytes per frame: index %v, arguments %v", deref(r.IndexBytes), deref(r.ArgBytes))
 		}
 		// The run and the index are parts of the recording.
@@ -176,7 +178,7 @@ func parseX(t *testing.T, cell string) float64 {
 func TestBenchSummarize(t *testing.T) {
 	d := func(ms float64) *time.Duration { v := time.Duration(ms * float64(time.Millisecond)); return &v }
 	times := func(run, index float64, after int) engine.RecordTimes {
-		return engine.RecordTimes{Run: *d(run), Index: *d(index), Records: 2000, AfterRun: after}
+		return engine.RecordTimes{Run: *d(run), Index: *d(index), Records: 2000, AfterRun: after, Reused: 2000 / after}
 	}
 	rounds := []benchRound{
 		{native: *d(10), nativeDebug: *d(20), instrument: d(30), instrumentTimes: times(20, 9, 500), instrumentFrames: 1000, delve: d(1000)},
@@ -205,6 +207,8 @@ func TestBenchSummarize(t *testing.T) {
 	check("run ×native", r.RunX, 1.5)
 	// 25%, 50%, 5% of 2000 records read after the run
 	check("after the run", r.AfterRunPct, 25)
+	// 4, 2, 20 chunks written again
+	check("reused", r.Reused, 4)
 	if r.Records != 2000 {
 		t.Errorf("%d records, want 2000", r.Records)
 	}
