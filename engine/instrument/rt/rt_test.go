@@ -326,6 +326,24 @@ func TestLiveRead(t *testing.T) {
 	t.Logf("%d records in %d polls", len(got), polls)
 }
 
+// openRecycling opens the record file at path, being written, for a
+// reader that hands the chunks it reads back to the runtime.
+func openRecycling(t *testing.T, path string) *instrument.File {
+	t.Helper()
+	fd, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fd.Close() })
+	f, err := instrument.OpenLive(fd, maxFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	f.Recycle = true
+	return f
+}
+
 // TestLiveReadRecycled reads the records while goroutines write them, as
 // TestLiveRead does, handing the chunks read back to the runtime: every
 // record comes once, numbered without a gap, each goroutine's in the order
@@ -333,17 +351,7 @@ func TestLiveRead(t *testing.T) {
 // chunks than the records took.
 func TestLiveReadRecycled(t *testing.T) {
 	path := startRecording(t)
-	fd, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fd.Close()
-	f, err := instrument.OpenLive(fd, maxFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	f.Recycle = true
+	f := openRecycling(t, path)
 	const n, rounds = 4, 60
 	got := map[int64][]string{}
 	var seqs []uint64
@@ -440,17 +448,7 @@ func TestRecycleBehind(t *testing.T) {
 	path := startRecording(t)
 	const calls = 21891 // fib(20)
 	fibHooked(20)
-	fd, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fd.Close()
-	f, err := instrument.OpenLive(fd, maxFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	f.Recycle = true
+	f := openRecycling(t, path)
 	records, recycled := 0, 0
 	collect := func(r *instrument.Record) error {
 		records++
