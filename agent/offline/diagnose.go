@@ -106,9 +106,10 @@ func Diagnose(ctx context.Context, dbg Debugger, opts Options) (*report.Diagnosi
 		}
 	}
 	if len(findings) == 0 {
-		opts.Log("adi: checking the failing path for dropped errors, lost writes and off-by-one bounds")
+		opts.Log("adi: checking the failing path for dropped errors, lost writes, mismatched slice ends and off-by-one bounds")
 		findings = append(findings, d.droppedFindings(ctx, focusOr(focus, scope))...)
 		findings = append(findings, d.receiverFindings(ctx, scope)...)
+		findings = append(findings, d.endsFindings(ctx, scope)...)
 		findings = append(findings, d.boundaryFindings(ctx, focus, scope)...)
 		findings = append(findings, d.uncheckedErrs(ctx, focusOr(focus, scope))...)
 		if f := d.sbflFinding(ranked, totalFailed, totalPassed, focus); f != nil {

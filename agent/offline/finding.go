@@ -62,6 +62,7 @@ type edit struct {
 const (
 	strengthSBFL     = 10 // only the spectrum points here
 	strengthBoundary = 40 // a comparison met its bound exactly on the failing path
+	strengthEnds     = 70 // one end of a slice was read, the other cut off
 	strengthReceiver = 75 // a write to a value receiver's copy was lost
 	strengthDropped  = 80 // an error that was not nil was discarded
 	strengthTraced   = 90 // a panic's bad value was traced to where it was made

@@ -1,0 +1,55 @@
+package offline
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/adi-go/adi/agent/syntax"
+)
+
+// TestEndsMismatch checks which functions the ends rule suspects: a read
+// of one end of a slice that the function then cuts off at the other, and
+// none of the right ways to pop, dequeue or peek.
+func TestEndsMismatch(t *testing.T) {
+	cases := []struct {
+		name, body string
+		want       string // the element read, "" for none
+	}{
+		{"stack popped from the bottom", "v := s.items[0]\n\ts.items = s.items[:len(s.items)-1]\n\t_ = v", "s.items[0]"},
+		{"queue taken from the back", "v := q[len(q)-1]\n\tq = q[1:]\n\t_ = v", "q[len(q)-1]"},
+		{"in a condition", "if q[0] > 0 {\n\t\tq = q[:len(q)-1]\n\t}", "q[0]"},
+		{"a stack", "v := s.items[len(s.items)-1]\n\ts.items = s.items[:len(s.items)-1]\n\t_ = v", ""},
+		{"a queue", "v := q[0]\n\tq = q[1:]\n\t_ = v", ""},
+		{"a peek after the cut", "q = q[1:]\n\t_ = q[len(q)-1]", ""},
+		{"another slice", "v := p[0]\n\tq = q[:len(q)-1]\n\t_ = v", ""},
+		{"a write of the first element", "q[0] = 1\n\tq = q[:len(q)-1]", ""},
+		{"in a function literal", "f := func() int { return q[0] }\n\tq = q[:len(q)-1]\n\t_ = f", ""},
+		{"a copy, not a cut", "v := q[0]\n\tr := q[:len(q)-1]\n\t_, _ = v, r", ""},
+	}
+	dir := t.TempDir()
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, "f"+string(rune('a'+i))+".go")
+			src := "package p\n\nfunc f(p, q []int, s *struct{ items []int }) int {\n\t" + tc.body + "\n\treturn 0\n}\n"
+			if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			file, err := syntax.NewCache().File(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fd := file.FuncDecl(3)
+			if fd == nil {
+				t.Fatalf("no function at line 3 of\n%s", src)
+			}
+			got := ""
+			if m := endsMismatch(file, fd); m != nil {
+				got = file.Text(m.index)
+			}
+			if got != tc.want {
+				t.Errorf("suspected %q, want %q, in\n%s", got, tc.want, src)
+			}
+		})
+	}
+}
