@@ -33,6 +33,6 @@ var Fixtures = []Fixture{
 	{"recursion", []string{"go", "test", "./testdata/recursion", "-run", "TestFib10"}, "testdata/recursion/recursion.go", 7, "Fib", true, report.Passed},
 	{"methods", []string{"go", "test", "./testdata/methods"}, "testdata/methods/methods.go", 13, "Inc", true, report.Passed},
 	{"closure", []string{"go", "run", "./testdata/closure"}, "testdata/closure/main.go", 18, "formatters", false, ""},
-	{"generics", []string{"go", "test", "./testdata/generics"}, "testdata/generics/generics.go", 22, "Pop", false, ""},
+	{"generics", []string{"go", "test", "./testdata/generics"}, "testdata/generics/generics.go", 22, "Pop", true, report.Passed},
 	{"pipeline", []string{"go", "run", "./testdata/pipeline"}, "testdata/pipeline/main.go", 37, "fanOut", false, ""},
 }
