@@ -54,11 +54,12 @@ func sourceFrames() ([]*Frame, *tableSource) {
 func addSourced(r *Recording, frames []*Frame, src *tableSource) {
 	r.SetValueSource(src)
 	for i, f := range frames {
-		seq := r.Enter(&Entry{Func: r.FuncID(f.FID.Func, f.Decl), Index: f.FID.Index, Parent: -1, EntrySeq: f.EntrySeq,
-			CallSite: r.PosID(f.CallSite)})
-		if i > 0 {
-			r.rows[seq].parent = 0
+		parent := 0
+		if i == 0 {
+			parent = -1
 		}
+		seq := r.Enter(&Entry{Func: r.FuncID(f.FID.Func, f.Decl), Index: f.FID.Index, Parent: parent, EntrySeq: f.EntrySeq,
+			CallSite: r.PosID(f.CallSite)})
 		r.SetExit(seq, f.Exit, f.ExitSeq)
 		if i%2 == 0 {
 			r.SetArgs(seq, f.Args)

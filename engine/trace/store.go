@@ -207,6 +207,15 @@ type store struct {
 	// mem is set when rows, kids, vals and text are mapped (Spill,
 	// OffHeap).
 	mem *mapping
+	// Until uncounted is set, each row's kids counts its callees and
+	// callees counts the rows with a caller, kept as frames are entered,
+	// dropped or linked to a spawner: Index then spares the pass that
+	// counts them (a recorder adds a million frames as fast as it can,
+	// and the index is made as the target ends). Index sets it (kids are
+	// then where callee lists end), and so does whatever links frames
+	// otherwise.
+	uncounted bool
+	callees   int
 }
 
 // GoroutineStart is a goroutine of the run and its first recorded frame.
@@ -338,6 +347,7 @@ func (r *Recording) Enter(e *Entry) int {
 		r.growRows()
 	}
 	r.rows = append(r.rows, w)
+	r.countCallee(w.parent, seq, 1)
 	r.indexed = false
 	if seq%aheadEvery == 0 && r.mem != nil {
 		r.mem.added.Store(int64(seq))
@@ -353,6 +363,7 @@ func (r *Recording) Enter(e *Entry) int {
 // with it.
 func (r *Recording) DropLast() {
 	seq := len(r.rows) - 1
+	r.countCallee(r.rows[seq].parent, seq, -1)
 	delete(r.panics, int32(seq))
 	r.rows = r.rows[:seq]
 	r.indexed = false
@@ -365,10 +376,28 @@ func (r *Recording) DropLast() {
 // created its goroutine corrects the link.
 func (r *Recording) SetSpawn(seq, parent int, site uint32, spawnSeq uint64) {
 	w := &r.rows[seq]
+	r.countCallee(w.parent, seq, -1)
+	r.countCallee(int32(parent), seq, 1)
 	w.parent, w.site = int32(parent), site
 	w.flags = w.flags&^flagIndirect | flagSpawn
 	r.setSpawnSeq(seq, spawnSeq)
 	r.indexed = false
+}
+
+// countCallee counts (by +1 or -1) frame seq among the callees of its
+// caller parent, while the counts are kept (see store.uncounted). A
+// caller entered after its callee stops the counting: Index counts in
+// order.
+func (r *Recording) countCallee(parent int32, seq, by int) {
+	if r.uncounted || parent < 0 {
+		return
+	}
+	if int(parent) >= seq {
+		r.uncounted = true
+		return
+	}
+	r.rows[parent].kids += uint32(by)
+	r.callees += by
 }
 
 func (r *Recording) setSpawnSeq(seq int, s uint64) {
@@ -1004,7 +1033,7 @@ func (r *Recording) Keep(keep []bool) {
 			r.setSpawnSeq(int(seq), uint64(s))
 		}
 	}
-	r.indexed = false
+	r.indexed, r.uncounted = false, true
 }
 
 // Index makes the per-function lists and the callee lists, and finds the
@@ -1029,6 +1058,7 @@ func (r *Recording) Index() {
 		return
 	}
 	r.indexFuncs()
+	r.uncounted = true
 	// Callers named by FID.
 	for seq, c := range r.callers {
 		w := &r.rows[seq]
@@ -1080,18 +1110,21 @@ func (r *Recording) indexFuncs() {
 // of a large run is built as its target ends, and fresh pages cost more
 // than the passes over the rows.
 func (r *Recording) indexKids() {
-	// Counted in one pass with every caller before its callees: a row
-	// is cleared before its first callee counts.
-	ordered := true
-	total := 0
-	for i := range r.rows {
-		r.rows[i].kids = 0
-		if p := r.rows[i].parent; p >= 0 {
-			if int(p) >= i {
-				ordered = false
+	// Counted as the frames came, in order (see store.uncounted), or
+	// here in one pass with every caller before its callees: a row is
+	// cleared before its first callee counts.
+	ordered, total := true, r.callees
+	if r.uncounted {
+		total = 0
+		for i := range r.rows {
+			r.rows[i].kids = 0
+			if p := r.rows[i].parent; p >= 0 {
+				if int(p) >= i {
+					ordered = false
+				}
+				r.rows[p].kids++
+				total++
 			}
-			r.rows[p].kids++
-			total++
 		}
 	}
 	if !ordered {
@@ -1104,6 +1137,8 @@ func (r *Recording) indexKids() {
 			}
 		}
 	}
+	// From here on, kids are where the callee lists end.
+	r.uncounted = true
 	r.kids = r.seqs(r.kids, total, false)
 	start := uint32(0)
 	if ordered {

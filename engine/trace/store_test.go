@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -442,6 +443,73 @@ func TestStoreCalleesOutOfOrder(t *testing.T) {
 			if got := r.Children(int(seq(g.FID))); len(got) != 0 {
 				t.Errorf("%s: callees of g %v", added, got)
 			}
+		}
+	}
+}
+
+// TestStoreCalleesCounted builds the same recordings twice, the callees
+// counted as the frames come (Enter, DropLast, SetSpawn) and counted by
+// Index: the callee lists are the same, frame by frame, also when a
+// spawner is linked after its goroutine's first frame, and when frames
+// come after an Index.
+func TestStoreCalleesCounted(t *testing.T) {
+	// build adds a tree of calls on two goroutines, drops two leaves as
+	// a frame limit does, and links the second goroutine's first frame to
+	// its spawner (spawner: its Seq, -1 for none).
+	build := func(r *Recording, spawner int) {
+		fn := r.FuncID("main.f", Pos{})
+		var seq []int
+		enter := func(parent, goroutine int) int {
+			s := r.Enter(&Entry{Func: fn, Index: len(seq) + 1, Parent: parent, Goroutine: int64(goroutine), EntrySeq: uint64(len(seq) + 1)})
+			seq = append(seq, s)
+			return s
+		}
+		root := enter(-1, 1)
+		a := enter(root, 1)
+		enter(a, 1)
+		enter(a, 1)
+		r.DropLast()
+		g := enter(-1, 2)
+		enter(g, 2)
+		b := enter(root, 1)
+		enter(b, 1)
+		r.DropLast()
+		enter(b, 1)
+		if spawner >= 0 {
+			r.SetSpawn(g, spawner, 0, uint64(len(seq)+1))
+		}
+		enter(g, 2)
+	}
+	callees := func(r *Recording) [][]int32 {
+		var out [][]int32
+		for s := range r.Len() {
+			out = append(out, slices.Clone(r.Children(s)))
+		}
+		return out
+	}
+	for _, spawner := range []int{-1, 1, 7} {
+		counted, recounted := &Recording{}, &Recording{}
+		build(counted, spawner)
+		build(recounted, spawner)
+		recounted.uncounted = true
+		counted.Index()
+		recounted.Index()
+		got, want := callees(counted), callees(recounted)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("spawner %d: callees counted as the frames came %v, counted by Index %v", spawner, got, want)
+		}
+		// The spawner entered after the frame it is linked to: counted
+		// by Index.
+		if late := spawner > 3; counted.uncounted != true || late && len(want[spawner]) != 1 {
+			t.Errorf("spawner %d: callees %v, uncounted %v after Index", spawner, want, counted.uncounted)
+		}
+		// More frames after an Index: counted by the next.
+		for _, r := range []*Recording{counted, recounted} {
+			r.Enter(&Entry{Func: r.FuncID("main.g", Pos{}), Index: 1, Parent: 0, Goroutine: 1, EntrySeq: 100})
+			r.Index()
+		}
+		if got, want := callees(counted), callees(recounted); !reflect.DeepEqual(got, want) || len(got[0]) != 3 {
+			t.Errorf("spawner %d, a frame more: callees %v, want %v (main.f#1's three)", spawner, got, want)
 		}
 	}
 }
