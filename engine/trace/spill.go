@@ -46,9 +46,11 @@ type mapping struct {
 
 	// The helper that faults pages in ahead of the recorder (see ahead):
 	// added is the number of rows added (updated every aheadEvery rows),
-	// stop tells it to end, and helped is closed when it has.
+	// stop tells it to end (and closing wake ends its wait for rows),
+	// and helped is closed when it has.
 	added  atomic.Int64
 	stop   atomic.Bool
+	wake   chan struct{}
 	helped chan struct{}
 	// madeRows and madeKids are how far the helper made the rows, and
 	// the callee lists and lists by function, present (bytes; read once
@@ -62,7 +64,9 @@ type mapping struct {
 // works on may then move or go.
 func (m *mapping) stopAhead() {
 	if m.helped != nil {
-		m.stop.Store(true)
+		if m.stop.CompareAndSwap(false, true) {
+			close(m.wake)
+		}
 		<-m.helped
 	}
 }
@@ -86,6 +90,8 @@ func (m *mapping) ahead(rows, kids, byFn []byte) {
 	size := int(unsafe.Sizeof(row{}))
 	var r, k int // bytes made present
 	defer func() { m.madeRows, m.madeKids = r, k }()
+	wait := time.NewTimer(time.Millisecond)
+	defer wait.Stop()
 	for !m.stop.Load() {
 		want := aheadOf(int(m.added.Load()))
 		switch {
@@ -100,7 +106,11 @@ func (m *mapping) ahead(rows, kids, byFn []byte) {
 			prefault(byFn[k:end])
 			k = end
 		default:
-			time.Sleep(time.Millisecond)
+			wait.Reset(time.Millisecond)
+			select {
+			case <-wait.C:
+			case <-m.wake:
+			}
 		}
 	}
 }
@@ -221,7 +231,7 @@ func (r *Recording) mapIndex(path string, frames, values, text int) error {
 	}
 	r.mem = m
 	if path == "" {
-		m.helped = make(chan struct{})
+		m.helped, m.wake = make(chan struct{}), make(chan struct{})
 		go m.ahead(m.rows, m.kids, m.byFn)
 		// Value rows are written as the rows, when the values are
 		// not left in the record file: the pages of those asked for
