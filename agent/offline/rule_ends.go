@@ -151,9 +151,14 @@ func endsMismatch(file *syntax.File, fd *ast.FuncDecl) *endsHit {
 			if !first && !isLenMinusOne(n.Index, s, text) {
 				return true
 			}
+			if assigns(stmt, n) || written(fd.Body, n, text) {
+				// Written, not read; or overwritten, as a heap's pop or a
+				// swap-remove moves the last element to the first.
+				return true
+			}
 			for i, c := range cuts {
 				// A cut of the other end, after the read.
-				if cutOf[i] == s && c.last == first && c.stmt.Pos() > n.Pos() && !assigns(stmt, n) {
+				if cutOf[i] == s && c.last == first && c.stmt.Pos() > n.Pos() {
 					hit = &endsHit{read: stmt, index: n, cut: c.stmt, slice: s, first: first}
 					return false
 				}
@@ -182,6 +187,23 @@ func isLenMinusOne(e ast.Expr, s string, text func(ast.Expr) string) bool {
 func isIntLit(e ast.Expr, v string) bool {
 	l, ok := ast.Unparen(e).(*ast.BasicLit)
 	return ok && l.Kind == token.INT && l.Value == v
+}
+
+// written reports whether some assignment of body writes the element e
+// (the same text), apart from e itself.
+func written(body *ast.BlockStmt, e *ast.IndexExpr, text func(ast.Expr) string) bool {
+	want, found := text(e), false
+	ast.Inspect(body, func(n ast.Node) bool {
+		if a, ok := n.(*ast.AssignStmt); ok && !found {
+			for _, l := range a.Lhs {
+				if l != ast.Expr(e) && text(l) == want {
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // assigns reports whether stmt assigns to the element e (a write, not a

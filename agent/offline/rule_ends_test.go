@@ -26,6 +26,8 @@ func TestEndsMismatch(t *testing.T) {
 		{"a write of the first element", "q[0] = 1\n\tq = q[:len(q)-1]", ""},
 		{"in a function literal", "f := func() int { return q[0] }\n\tq = q[:len(q)-1]\n\t_ = f", ""},
 		{"a copy, not a cut", "v := q[0]\n\tr := q[:len(q)-1]\n\t_, _ = v, r", ""},
+		{"a heap's pop", "v := q[0]\n\tq[0] = q[len(q)-1]\n\tq = q[:len(q)-1]\n\t_ = v", ""},
+		{"a swap-remove from the front", "v := q[len(q)-1]\n\tq[len(q)-1] = q[0]\n\tq = q[1:]\n\t_ = v", ""},
 	}
 	dir := t.TempDir()
 	for i, tc := range cases {
