@@ -16,11 +16,13 @@ import (
 // trace.ValueSource): the arguments and results stay in the record file,
 // which stays mapped while the recording lives, or in copies of the
 // file's bytes (see copiedValues), and a frame's are decoded and rendered
-// when it is read, as builder.values renders them at index time. A session reads the values of a few hundred frames; the index
-// build no longer decodes, renders and copies the millions of the run.
+// when it is read, as builder.values renders them at index time. A
+// session reads the values of a few hundred frames; the index build no
+// longer decodes, renders and copies the millions of the run.
 //
-// Its methods may be called from several goroutines at once: the file is
-// only read, and the types are all rendered when it is made.
+// Its methods may be called from several goroutines at once: the file and
+// the copies are only read, and the types are all rendered when it is
+// made.
 type fileValues struct {
 	file  *instrument.File
 	types []vtype // by type number
