@@ -103,13 +103,13 @@ func endsMismatch(file *syntax.File, fd *ast.FuncDecl) *endsHit {
 		return nil
 	}
 	text := func(e ast.Expr) string { return oneLine(file.Text(e)) }
-	// The cuts, by slice: true for those that drop the last element.
+	// The cuts: of which slice, and whether they drop its last element.
 	type cut struct {
-		stmt *ast.AssignStmt
-		last bool
+		stmt  *ast.AssignStmt
+		slice string
+		last  bool
 	}
 	var cuts []cut
-	var cutOf []string
 	ast.Inspect(fd.Body, func(n ast.Node) bool {
 		if _, ok := n.(*ast.FuncLit); ok {
 			return false
@@ -125,9 +125,9 @@ func endsMismatch(file *syntax.File, fd *ast.FuncDecl) *endsHit {
 		s := text(se.X)
 		switch {
 		case se.Low == nil && se.High != nil && isLenMinusOne(se.High, s, text):
-			cuts, cutOf = append(cuts, cut{a, true}), append(cutOf, s)
+			cuts = append(cuts, cut{a, s, true})
 		case se.High == nil && isIntLit(se.Low, "1"):
-			cuts, cutOf = append(cuts, cut{a, false}), append(cutOf, s)
+			cuts = append(cuts, cut{a, s, false})
 		}
 		return true
 	})
@@ -151,14 +151,11 @@ func endsMismatch(file *syntax.File, fd *ast.FuncDecl) *endsHit {
 			if !first && !isLenMinusOne(n.Index, s, text) {
 				return true
 			}
-			if assigns(stmt, n) || written(fd.Body, n, text) {
-				// Written, not read; or overwritten, as a heap's pop or a
-				// swap-remove moves the last element to the first.
-				return true
-			}
-			for i, c := range cuts {
-				// A cut of the other end, after the read.
-				if cutOf[i] == s && c.last == first && c.stmt.Pos() > n.Pos() {
+			for _, c := range cuts {
+				// A cut of the other end, after the read; not an element
+				// written (a write, or a heap's pop or a swap-remove,
+				// which moves the last element to the first).
+				if c.slice == s && c.last == first && c.stmt.Pos() > n.Pos() && !written(fd.Body, text(n), text) {
 					hit = &endsHit{read: stmt, index: n, cut: c.stmt, slice: s, first: first}
 					return false
 				}
@@ -189,34 +186,17 @@ func isIntLit(e ast.Expr, v string) bool {
 	return ok && l.Kind == token.INT && l.Value == v
 }
 
-// written reports whether some assignment of body writes the element e
-// (the same text), apart from e itself.
-func written(body *ast.BlockStmt, e *ast.IndexExpr, text func(ast.Expr) string) bool {
-	want, found := text(e), false
+// written reports whether some assignment of body writes the element
+// whose text is elem.
+func written(body *ast.BlockStmt, elem string, text func(ast.Expr) string) bool {
+	found := false
 	ast.Inspect(body, func(n ast.Node) bool {
-		if a, ok := n.(*ast.AssignStmt); ok && !found {
+		if a, ok := n.(*ast.AssignStmt); ok {
 			for _, l := range a.Lhs {
-				if l != ast.Expr(e) && text(l) == want {
-					found = true
-				}
+				found = found || text(l) == elem
 			}
 		}
 		return !found
 	})
 	return found
-}
-
-// assigns reports whether stmt assigns to the element e (a write, not a
-// read of it).
-func assigns(stmt ast.Stmt, e ast.Expr) bool {
-	a, ok := stmt.(*ast.AssignStmt)
-	if !ok {
-		return false
-	}
-	for _, l := range a.Lhs {
-		if ast.Unparen(l) == e {
-			return true
-		}
-	}
-	return false
 }
