@@ -242,6 +242,41 @@ func TestStoreKeep(t *testing.T) {
 	}
 }
 
+// TestStoreKeepAll keeps every frame of a recording off the heap: it
+// stays where it is, frames and values as they were, rather than copied
+// to the heap (which costs fresh memory for nothing).
+func TestStoreKeepAll(t *testing.T) {
+	var fs []*Frame
+	for i := range 100 {
+		fs = append(fs, &Frame{FID: FID{"main.f", i + 1}, EntrySeq: uint64(i + 1), Exit: Returned,
+			Args: []Value{{Name: "i", Type: "int", Kind: KindInt, Text: strconv.Itoa(i)}}})
+	}
+	r := &Recording{}
+	if err := r.OffHeap(len(fs), 16, 0); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range fs {
+		r.Add(f)
+	}
+	keep := make([]bool, r.Len())
+	for i := range keep {
+		keep[i] = true
+	}
+	r.Keep(keep)
+	r.Index()
+	if !r.IsOffHeap() || r.Len() != len(fs) {
+		t.Fatalf("after keeping every frame: off the heap %v, %d frames, want true and %d", r.IsOffHeap(), r.Len(), len(fs))
+	}
+	for seq, want := range fs {
+		if f := r.At(seq); f.FID != want.FID || f.EntrySeq != want.EntrySeq || f.Args[0].Text != want.Args[0].Text {
+			t.Errorf("frame %d after Keep: %s entered %d, i = %s; want %s, %d, %s", seq, f.FID, f.EntrySeq, f.Args[0].Text, want.FID, want.EntrySeq, want.Args[0].Text)
+		}
+	}
+	if ids := r.InvocationSeqs("main.f"); len(ids) != len(fs) {
+		t.Errorf("main.f has %d frames after Keep, want %d", len(ids), len(fs))
+	}
+}
+
 // TestStoreRowSize keeps a frame's row at 48 bytes: with 4 bytes in the
 // callee lists and 4 in the per-function lists a frame takes 56, under
 // the index memory target of 64 (issue 6).
