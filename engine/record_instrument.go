@@ -349,11 +349,12 @@ func indexLive(records *os.File, in *instrumented, lim Limits, syms symbols, exi
 		return nil, nil, err
 	}
 	// The chunks read go back to the runtime, their values copied, while
-	// the frame limit is not reached (frames past it are dropped as they
-	// end: their values stay in the file, which is trimmed of them) and
-	// the index is far below the size it would be spilled at. Once a
-	// chunk has gone back, the index cannot be built again from the file
-	// (see indexAfter): it stays in memory, kept small by these bounds.
+	// the index with the copies stays far below the size it would be
+	// spilled at: on only when the frame limit keeps it so (the copies
+	// for the frames dropped past the limit go with them: see dropDone),
+	// and off past a quarter of that size. Once a chunk has gone back,
+	// the index cannot be built again from the file (see indexAfter): it
+	// stays in memory, kept small by these bounds.
 	if lazy && (above < 0 || int64(lim.MaxFrames)*recycleFrameBytes <= above) {
 		t.Recycle = true
 		b.copied = copied
@@ -392,7 +393,7 @@ func indexLive(records *os.File, in *instrumented, lim Limits, syms symbols, exi
 			return nil, nil, err
 		}
 		size := indexSize(b.rec.Len(), int(b.rec.Values())) + int64(b.copied.size())
-		if t.Recycle && (b.rec.Len() >= lim.MaxFrames || above >= 0 && size > above/4) {
+		if t.Recycle && above >= 0 && size > above/4 {
 			t.Recycle = false
 		}
 		if above >= 0 && size > above && t.Recycled == 0 {
@@ -611,6 +612,13 @@ type builder struct {
 	// counts the frames whose values are left in the file.
 	copied *copiedValues
 	inFile int
+	// marks are, for the frames past the frame limit (by Seq from the
+	// limit), where the values copied stood when each was entered: the
+	// copies made since go back when the frame is dropped (see
+	// dropDone), but for those below floor, made for an earlier frame
+	// (its results, when it returns after a later one was entered).
+	marks []copiedMark
+	floor copiedMark
 	// decoded holds the values of a record decoded for the index.
 	decoded []instrument.Value
 	text    []byte // a value's text as it is made
@@ -938,6 +946,9 @@ func (b *builder) enter(r *instrument.Record) {
 		b.spawned(&e, gi)
 	}
 	seq := b.rec.Enter(&e)
+	if b.copied != nil && seq-b.lim.MaxFrames == len(b.marks) {
+		b.marks = append(b.marks, b.copied.mark())
+	}
 	if e.Spawn {
 		b.first[r.Goid] = seq
 	}
@@ -960,6 +971,9 @@ func (b *builder) attach(seq int, r *instrument.Record, fn uint32, site int, res
 			if ref, ok := b.copied.add(vb); ok {
 				b.rec.AttachSource(seq, ref, r.NValues, results)
 				b.sourced++
+				if seq < b.rec.Len()-1 {
+					b.floor = b.copied.mark()
+				}
 				return
 			}
 		}
@@ -1139,13 +1153,22 @@ func (b *builder) panickedAt(seq int) bool {
 // limit would not keep. They go as they end, when nothing refers to them
 // (no callee, for they are the last frames in; no spawn; no value in the
 // index), so that a run far longer than the limit takes the memory of the
-// frames it keeps. (Their function's count of frames stays: the FIDs of
-// later frames are the Delve recorder's.)
+// frames it keeps; the values copied for them since they were entered go
+// too, but for those of earlier frames. (Their function's count of
+// frames stays: the FIDs of later frames are the Delve recorder's.)
 func (b *builder) dropDone() {
 	for seq := b.rec.Len() - 1; seq >= b.lim.MaxFrames; seq-- {
 		if b.rec.ExitOf(seq) != trace.Returned && !b.rec.RecoveredOf(seq) ||
 			b.rec.SpawnOf(seq) || b.pinned[seq] || b.rec.StoresValues(seq) {
 			return
+		}
+		if k := seq - b.lim.MaxFrames; b.copied != nil && k == len(b.marks)-1 {
+			m := b.marks[k]
+			if m.before(b.floor) {
+				m = b.floor
+			}
+			b.copied.rollback(m)
+			b.marks = b.marks[:k]
 		}
 		b.rec.DropLast()
 		b.dropped++

@@ -92,9 +92,23 @@ func (s *fileValues) Bytes() int { return int(s.bytes) + s.copied.size() }
 // where the system makes them: the copies are memory the index's process
 // writes for the first time, which costs a fault a page (microseconds on
 // some virtual machines), not one for 512 pages.
+//
+// The last values copied can be given back (see mark and rollback): those
+// of frames past the frame limit, dropped as they end. The blocks they
+// took stay mapped for the next ones.
 type copiedValues struct {
-	blocks [][]byte
+	blocks [][]byte // those past the first used are empty
+	used   int
 	bytes  int
+}
+
+// copiedMark is where the next values copied go: the number of blocks
+// used and the length of the last one.
+type copiedMark struct{ used, n int }
+
+// before reports whether m comes before o.
+func (m copiedMark) before(o copiedMark) bool {
+	return m.used < o.used || m.used == o.used && m.n < o.n
 }
 
 // copiedRef marks the references to copied values: those into the file
@@ -109,24 +123,48 @@ const copiedBlock = 2 << 20
 // is no room for them.
 func (c *copiedValues) add(b []byte) (uint32, bool) {
 	need := len(b) + instrument.ValuesSlack
-	n := len(c.blocks)
-	if n == 0 || cap(c.blocks[n-1])-len(c.blocks[n-1]) < need {
-		if need > copiedBlock || (n+1)*copiedBlock > copiedRef {
+	if c.used == 0 || cap(c.blocks[c.used-1])-len(c.blocks[c.used-1]) < need {
+		if need > copiedBlock || (c.used+1)*copiedBlock > copiedRef {
 			return 0, false
 		}
-		m, err := unix.Mmap(-1, 0, copiedBlock, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANON)
-		if err != nil {
-			return 0, false
+		if c.used == len(c.blocks) {
+			m, err := unix.Mmap(-1, 0, copiedBlock, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANON)
+			if err != nil {
+				return 0, false
+			}
+			unix.Madvise(m, unix.MADV_HUGEPAGE)
+			c.blocks = append(c.blocks, m[:0])
 		}
-		unix.Madvise(m, unix.MADV_HUGEPAGE)
-		c.blocks = append(c.blocks, m[:0])
-		n++
+		c.used++
 	}
-	blk := &c.blocks[n-1]
-	off := (n-1)*copiedBlock + len(*blk)
+	blk := &c.blocks[c.used-1]
+	off := (c.used-1)*copiedBlock + len(*blk)
 	*blk = append(*blk, b...)
 	c.bytes += len(b)
 	return copiedRef | uint32(off), true
+}
+
+// mark returns where the next values copied go.
+func (c *copiedValues) mark() copiedMark {
+	if c.used == 0 {
+		return copiedMark{}
+	}
+	return copiedMark{c.used, len(c.blocks[c.used-1])}
+}
+
+// rollback gives back the values copied since mark m: nothing refers to
+// them any more.
+func (c *copiedValues) rollback(m copiedMark) {
+	for c.used > m.used {
+		c.used--
+		c.bytes -= len(c.blocks[c.used])
+		c.blocks[c.used] = c.blocks[c.used][:0]
+	}
+	if c.used > 0 {
+		blk := &c.blocks[c.used-1]
+		c.bytes -= len(*blk) - m.n
+		*blk = (*blk)[:m.n]
+	}
 }
 
 // at returns the block holding the values of reference ref, with its
@@ -145,11 +183,12 @@ func (c *copiedValues) free() {
 	for _, b := range c.blocks {
 		unix.Munmap(b[:cap(b)])
 	}
-	c.blocks, c.bytes = nil, 0
+	c.blocks, c.used, c.bytes = nil, 0, 0
 }
 
-// size is the bytes of the values copied (the blocks' pages hold them, and
-// the rest of the last block's, made as they are first written).
+// size is the bytes of the values copied and not given back (the blocks'
+// pages hold them; those of the blocks' rest are made as they are first
+// written, and stay once given back).
 func (c *copiedValues) size() int {
 	if c == nil {
 		return 0

@@ -281,6 +281,109 @@ func main() {
 	t.Logf("%d chunks handed back, %d bytes of values", times.Reused, copied.ValueBytes())
 }
 
+// TestRecycledPastLimit records a program that pauses, with a frame limit
+// it goes far past: the chunks still go back to the runtime past the
+// limit, and the values copied for the frames dropped go back too, but for
+// those of a frame kept that returns after a later frame was entered (a
+// goroutine's, whose results must read back after the copies given back
+// were written over).
+func TestRecycledPastLimit(t *testing.T) {
+	in, dir, work := buildModule(t, map[string]string{"go.mod": "module example.com/pastlimit\n\ngo 1.21\n", "main.go": `package main
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+func word(i int, s string) (string, int) { return strings.ToUpper(s), i * 3 }
+
+func serve(in <-chan int) (string, int) {
+	n := 0
+	for v := range in {
+		n += v
+	}
+	return fmt.Sprint("served ", n), n
+}
+
+// finish ends serve: serve returns while finish, past the frame limit,
+// waits.
+func finish(in chan int, out chan string) string {
+	close(in)
+	return <-out
+}
+
+func words(from, to int) int {
+	n := 0
+	for i := from; i < to; i++ {
+		s, k := word(i, fmt.Sprint("w", i%97))
+		n += k + len(s)
+	}
+	return n
+}
+
+func main() {
+	in, out := make(chan int), make(chan string)
+	go func() {
+		s, n := serve(in)
+		out <- fmt.Sprint(s, "/", n)
+	}()
+	// The index reads the records as they come, and catches up at every
+	// pause: a chunk holds a few thousand records.
+	time.Sleep(100 * time.Millisecond)
+	n := 0
+	for r := 0; r < 40; r++ {
+		n += words(r*1000, r*1000+1000)
+		in <- r
+		time.Sleep(2 * time.Millisecond)
+	}
+	s := finish(in, out)
+	// Copies made past the limit go where those given back were (read
+	// as they come, their chunks too go back).
+	for r := 0; r < 3; r++ {
+		time.Sleep(2 * time.Millisecond)
+		n += words(0, 500)
+	}
+	fmt.Println(s, n)
+}
+`}, []string{"go", "run", "."})
+	prog := &Program{Dir: dir}
+	lim := Limits{MaxFrames: 1000}
+	record := func(decode bool) (*trace.Recording, RecordTimes) {
+		t.Helper()
+		var times RecordTimes
+		rec, err := recordInstrumented(context.Background(), in, prog, work, RecordOptions{Limits: lim, decodeValues: decode, Times: &times})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Outcome.ExitCode != 0 || !strings.Contains(rec.Partial, "frame limit reached") {
+			t.Fatalf("exit status %d, %d frames, partial %q: %s", rec.Outcome.ExitCode, rec.Len(), rec.Partial, rec.Outcome.Output())
+		}
+		return rec, times
+	}
+	copied, times := record(false)
+	// About 170,000 records: some 30 chunks, most read before the run
+	// writes the next.
+	if times.Reused < 10 {
+		t.Errorf("%d chunks of the record file handed back, want most of them (%d records, %d read after the run)", times.Reused, times.Records, times.AfterRun)
+	}
+	decoded, _ := record(true)
+	sameFrames(t, "copied", copied, decoded)
+	seqs := copied.InvocationSeqs("main.serve")
+	if len(seqs) != 1 {
+		t.Fatalf("%d frames of main.serve, want 1", len(seqs))
+	}
+	if f := copied.At(int(seqs[0])); len(f.Results) != 2 || f.Results[0].Text != `"served 780"` || f.Results[1].Text != "780" {
+		t.Errorf("main.serve's results %+v, want \"served 780\" and 780", f.Results)
+	}
+	// The values kept: those of the first 1000 frames (two numbers and
+	// two short strings a word), not the 41,500 more words'.
+	if b := copied.ValueBytes(); b > 64<<10 {
+		t.Errorf("the recording keeps %d bytes of values, want those of about 1000 frames", b)
+	}
+	t.Logf("%d chunks handed back, %d bytes of values", times.Reused, copied.ValueBytes())
+}
+
 // valueClass says what kind of value v is, for TestFileValues's count.
 func valueClass(v *trace.Value) string {
 	c := string(v.Kind)
@@ -453,6 +556,53 @@ func TestCopiedValues(t *testing.T) {
 	c.free()
 	if mapped(t, first) || c.size() != 0 || len(c.blocks) != 0 {
 		t.Errorf("after free: the first block mapped %v, size %d, %d blocks", mapped(t, first), c.size(), len(c.blocks))
+	}
+}
+
+// TestCopiedRollback gives back the values copied since a mark, across a
+// block's end: the values before the mark read back, the next ones go
+// where the mark was, and a block given back is used again rather than a
+// new one mapped.
+func TestCopiedRollback(t *testing.T) {
+	var c copiedValues
+	defer c.free()
+	kept := map[uint32][]byte{}
+	for i := range 100 {
+		b := []byte(strings.Repeat("k", 1+i))
+		ref, _ := c.add(b)
+		kept[ref] = b
+	}
+	m, size := c.mark(), c.size()
+	fill := func(letter string) {
+		t.Helper()
+		for c.used < 2 || len(c.blocks[1]) < copiedBlock/4 {
+			if _, ok := c.add([]byte(strings.Repeat(letter, 3000))); !ok {
+				t.Fatal("no room to copy")
+			}
+		}
+	}
+	fill("x")
+	c.rollback(m)
+	if c.mark() != m || c.size() != size {
+		t.Fatalf("after rollback: mark %+v, size %d; want %+v, %d", c.mark(), c.size(), m, size)
+	}
+	ref, _ := c.add([]byte("next"))
+	if want := copiedRef | uint32(m.n); ref != want {
+		t.Errorf("the next values went to %#x, want %#x (where the mark was)", ref, want)
+	}
+	c.rollback(m)
+	fill("y")
+	if len(c.blocks) != 2 {
+		t.Errorf("%d blocks mapped after copying past the first block twice, want 2", len(c.blocks))
+	}
+	for ref, want := range kept {
+		if blk, at := c.at(ref); !bytes.Equal(blk[at:at+len(want)], want) {
+			t.Fatalf("reference %#x, copied before the mark: %q, want %q", ref, blk[at:at+len(want)], want)
+		}
+	}
+	c.rollback(copiedMark{})
+	if c.size() != 0 || c.used != 0 {
+		t.Errorf("after rolling back to the start: size %d, %d blocks used", c.size(), c.used)
 	}
 }
 
