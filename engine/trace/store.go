@@ -917,132 +917,78 @@ func (r *Recording) runOrder(seq int32) uint64 {
 }
 
 // Keep keeps the frames whose keep is set (a frame limit), and drops
-// the others with their values. A kept frame whose caller is dropped
-// becomes a root frame.
+// the others. A kept frame whose caller is dropped becomes a root frame,
+// which names its caller by FID.
 //
-// The kept frames are copied to the heap, but when there is none to
-// drop: a recorder that drops frames past its limit as they end leaves
-// that to Keep most of the time, and copying hundreds of thousands of
-// rows to memory the process never touched costs it page faults (tens
-// of milliseconds on some virtual machines).
+// The rows move down in place: a recording off the heap stays there
+// (copying hundreds of thousands of rows to memory the process never
+// touched costs it page faults, tens of milliseconds on some virtual
+// machines). The values of the frames dropped stay where they are too,
+// unreferenced: a recorder that drops frames past its limit as they end
+// leaves few to Keep.
 func (r *Recording) Keep(keep []bool) {
 	if !slices.Contains(keep, false) {
 		return
 	}
 	to := make([]int32, len(r.rows))
-	n := 0
+	n := int32(0)
 	for i := range r.rows {
 		to[i] = -1
 		if keep[i] {
-			to[i] = int32(n)
+			to[i] = n
 			n++
 		}
 	}
-	old := r.store
-	// The frames before the first dropped one (the first MaxFrames) keep
-	// their Seqs, and the values before any of a later frame their places:
-	// both are copied as they are.
-	prefix := 0
-	for prefix < len(keep) && keep[prefix] {
-		prefix++
-	}
-	before := uint32(len(old.vals))
-	for i := prefix; i < len(old.rows); i++ {
-		if w := &old.rows[i]; w.nargs > 0 && w.inSource&srcArgs == 0 {
-			before = min(before, w.args)
+	// The callers dropped are named while their rows are there.
+	var callers map[int32]FID
+	name := func(seq int32, c FID) {
+		if callers == nil {
+			callers = map[int32]FID{}
 		}
-		if w := &old.rows[i]; w.nres > 0 && w.inSource&srcResults == 0 {
-			before = min(before, w.results)
+		callers[seq] = c
+	}
+	for i, w := range r.rows {
+		if keep[i] && w.parent >= 0 && to[w.parent] < 0 {
+			p := &r.rows[w.parent]
+			name(to[i], FID{Func: r.funcs[p.fn].name, Index: int(p.index)})
 		}
 	}
-	r.rows = make([]row, 0, n)
-	r.vals = make([]vrow, 0, len(old.vals)*n/max(1, len(old.rows)))
-	// On the heap from now on (a spilled recording's mapping stays until
-	// the recording is collected).
-	r.text, r.spare, r.kids, r.byFn, r.lens, r.mem = nil, nil, nil, nil, nil, nil
-	r.deep, r.panics, r.spawnSeq, r.callers = nil, nil, nil, nil
-	// fix points value k, copied from old's value j, at what it has
-	// outside the row.
-	fix := func(k, j uint32) {
-		v := &r.vals[k]
-		if v.flags&(valBits|valStr) == 0 {
-			v.text = r.appendText(old.textOf(v))
-		}
-		if v.lens > 0 {
-			v.lens = r.lenCap(old.lens[v.lens-1][0], old.lens[v.lens-1][1])
-		}
-		if v.flags&valDeep != 0 {
-			if r.deep == nil {
-				r.deep = map[uint32]*deepValue{}
-			}
-			r.deep[k] = old.deep[j]
-		}
-	}
-	r.vals = append(r.vals, old.vals[:before]...)
-	for k := range before {
-		if r.vals[k].flags != valBits {
-			fix(k, k)
-		}
-	}
-	copyVals := func(first uint32, k uint16) uint32 {
-		if first+uint32(k) <= before {
-			return first
-		}
-		start := uint32(len(r.vals))
-		r.vals = append(r.vals, old.vals[first:first+uint32(k)]...)
-		for j := range uint32(k) {
-			fix(start+j, first+j)
-		}
-		return start
-	}
-	r.rows = append(r.rows, old.rows[:prefix]...)
-	for i := range old.rows {
-		if !keep[i] {
-			continue
-		}
-		if i >= prefix {
-			r.rows = append(r.rows, old.rows[i])
-		}
-		seq := to[i]
-		w := &r.rows[seq]
-		if w.parent >= 0 {
-			w.parent = to[w.parent]
-		}
-		if w.parent == -1 && old.rows[i].parent >= 0 {
-			// The caller was dropped: keep its name.
-			if r.callers == nil {
-				r.callers = map[int32]FID{}
-			}
-			p := &old.rows[old.rows[i].parent]
-			r.callers[seq] = FID{Func: old.funcs[p.fn].name, Index: int(p.index)}
-		}
-		// Values in r.source stay there, where their references point.
-		if w.inSource&srcArgs == 0 {
-			w.args = copyVals(w.args, w.nargs)
-		}
-		if w.inSource&srcResults == 0 {
-			w.results = copyVals(w.results, w.nres)
-		}
-	}
-	for i, c := range old.callers {
+	for i, c := range r.callers {
 		if seq := to[i]; seq >= 0 {
-			if r.callers == nil {
-				r.callers = map[int32]FID{}
+			name(seq, c)
+		}
+	}
+	// Each row moves to a place at or before its own: the rows not moved
+	// yet are past it.
+	for i := range r.rows {
+		if seq := to[i]; seq >= 0 {
+			w := r.rows[i]
+			if w.parent >= 0 {
+				w.parent = to[w.parent]
 			}
-			r.callers[seq] = c
+			r.rows[seq] = w
 		}
 	}
-	for i, s := range old.panics {
-		if seq := to[i]; seq >= 0 {
-			r.SetPanic(int(seq), s)
-		}
-	}
-	for i, s := range old.spawnSeq {
-		if seq := to[i]; seq >= 0 {
-			r.setSpawnSeq(int(seq), uint64(s))
-		}
-	}
+	r.rows = r.rows[:n]
+	r.callers = callers
+	r.panics = rekey(r.panics, to)
+	r.spawnSeq = rekey(r.spawnSeq, to)
 	r.indexed, r.uncounted = false, true
+}
+
+// rekey moves the entries of m, by Seq, to the Seqs to gives them; those
+// of frames dropped go.
+func rekey[V any](m map[int32]V, to []int32) map[int32]V {
+	if len(m) == 0 {
+		return m
+	}
+	out := make(map[int32]V, len(m))
+	for i, v := range m {
+		if seq := to[i]; seq >= 0 {
+			out[seq] = v
+		}
+	}
+	return out
 }
 
 // Index makes the per-function lists and the callee lists, and finds the

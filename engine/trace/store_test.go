@@ -242,38 +242,59 @@ func TestStoreKeep(t *testing.T) {
 	}
 }
 
-// TestStoreKeepAll keeps every frame of a recording off the heap: it
-// stays where it is, frames and values as they were, rather than copied
-// to the heap (which costs fresh memory for nothing).
-func TestStoreKeepAll(t *testing.T) {
-	var fs []*Frame
-	for i := range 100 {
-		fs = append(fs, &Frame{FID: FID{"main.f", i + 1}, EntrySeq: uint64(i + 1), Exit: Returned,
-			Args: []Value{{Name: "i", Type: "int", Kind: KindInt, Text: strconv.Itoa(i)}}})
-	}
-	r := &Recording{}
-	if err := r.OffHeap(len(fs), 16, 0); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range fs {
-		r.Add(f)
-	}
-	keep := make([]bool, r.Len())
-	for i := range keep {
-		keep[i] = true
-	}
-	r.Keep(keep)
-	r.Index()
-	if !r.IsOffHeap() || r.Len() != len(fs) {
-		t.Fatalf("after keeping every frame: off the heap %v, %d frames, want true and %d", r.IsOffHeap(), r.Len(), len(fs))
-	}
-	for seq, want := range fs {
-		if f := r.At(seq); f.FID != want.FID || f.EntrySeq != want.EntrySeq || f.Args[0].Text != want.Args[0].Text {
-			t.Errorf("frame %d after Keep: %s entered %d, i = %s; want %s, %d, %s", seq, f.FID, f.EntrySeq, f.Args[0].Text, want.FID, want.EntrySeq, want.Args[0].Text)
+// TestStoreKeepOffHeap keeps frames of a recording off the heap: it stays
+// there, whether every frame is kept or some are dropped, with the frames
+// kept as they were (values, callers, callee lists).
+func TestStoreKeepOffHeap(t *testing.T) {
+	build := func() (*Recording, []*Frame) {
+		fs := []*Frame{{FID: FID{"main.main", 1}, EntrySeq: 1, Exit: Returned}}
+		for i := 1; i < 100; i++ {
+			fs = append(fs, &Frame{FID: FID{"main.f", i}, Caller: FID{"main.main", 1}, EntrySeq: uint64(i + 1), Exit: Returned,
+				Args: []Value{{Name: "i", Type: "int", Kind: KindInt, Text: strconv.Itoa(i)}}})
 		}
+		r := &Recording{}
+		if err := r.OffHeap(len(fs), 16, 0); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range fs {
+			r.Add(f)
+		}
+		return r, fs
 	}
-	if ids := r.InvocationSeqs("main.f"); len(ids) != len(fs) {
-		t.Errorf("main.f has %d frames after Keep, want %d", len(ids), len(fs))
+	for _, drop := range []int{0, 3} {
+		what := "keeping every frame"
+		if drop > 0 {
+			what = fmt.Sprintf("dropping one frame in %d", drop)
+		}
+		r, fs := build()
+		keep := make([]bool, r.Len())
+		var want []*Frame
+		for i := range keep {
+			keep[i] = drop == 0 || i == 0 || i%drop != 0
+			if keep[i] {
+				want = append(want, fs[i])
+			}
+		}
+		r.Keep(keep)
+		r.Index()
+		if !r.IsOffHeap() || r.Len() != len(want) {
+			t.Fatalf("%s: off the heap %v, %d frames; want true, %d", what, r.IsOffHeap(), r.Len(), len(want))
+		}
+		var kids []int32
+		for seq, w := range want {
+			f := r.At(seq)
+			if f.FID != w.FID || f.EntrySeq != w.EntrySeq || f.Caller != w.Caller || len(f.Args) != len(w.Args) ||
+				len(w.Args) > 0 && f.Args[0].Text != w.Args[0].Text {
+				t.Errorf("%s, frame %d: %s called by %s, entered %d, args %+v; want %s, %s, %d, %+v",
+					what, seq, f.FID, f.Caller, f.EntrySeq, f.Args, w.FID, w.Caller, w.EntrySeq, w.Args)
+			}
+			if seq > 0 {
+				kids = append(kids, int32(seq))
+			}
+		}
+		if got := r.Children(0); !reflect.DeepEqual(got, kids) {
+			t.Errorf("%s: main's callees %v, want %v", what, got, kids)
+		}
 	}
 }
 
