@@ -85,6 +85,11 @@ type benchResult struct {
 	// Reused is the median number of chunks of the record file that the
 	// index handed back to the target, once read, to be written again.
 	Reused *float64 `json:"instrument_chunks_reused,omitempty"`
+	// KernelMS is the time adi's process spent in the kernel during the
+	// instrumented recording, all its threads: mostly making fresh pages
+	// for the index, whose cost varies with what the machine did before
+	// (see README).
+	KernelMS *float64 `json:"instrument_kernel_ms,omitempty"`
 	// IndexBytes is the memory the instrumented recording's index takes
 	// per frame without its argument and result values, ArgBytes what
 	// those take (value rows and their text, and the pages of the record
@@ -118,6 +123,7 @@ type benchRound struct {
 	native, nativeDebug time.Duration
 	instrument          *time.Duration
 	instrumentTimes     engine.RecordTimes
+	instrumentKernel    time.Duration
 	indexBytes          *float64
 	argBytes            *float64
 	instrumentFrames    int // frames of a complete instrumented recording, else 0
@@ -412,9 +418,13 @@ func (t *tailBuffer) String() string { return string(t.b) }
 func benchInstrument(ctx context.Context, cfg benchConfig, inst *engine.InstrumentedBuild, prog *engine.Program, rd *benchRound) string {
 	ctx, cancel := context.WithTimeout(ctx, cfg.timeout+time.Minute)
 	defer cancel()
+	var before, after syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &before)
 	start := time.Now()
 	rec, err := inst.Record(ctx, prog, engine.RecordOptions{Limits: engine.Limits{MaxFrames: cfg.maxFrames}, Timeout: cfg.timeout, Times: &rd.instrumentTimes})
 	d := time.Since(start)
+	syscall.Getrusage(syscall.RUSAGE_SELF, &after)
+	rd.instrumentKernel = time.Duration(after.Stime.Nano() - before.Stime.Nano())
 	if err != nil {
 		return "instrumented recording failed: " + firstLine(err.Error())
 	}
@@ -587,7 +597,7 @@ func childrenOf(pid int) []int {
 func summarize(res *benchResult, rounds []benchRound) {
 	var native, nativeDebug []float64
 	var instr, run, index, delve, bounded, fixed, dlv []float64
-	var rInstr, rRun, rDelve, rDelveInstr, rDlv, after, reused []float64
+	var rInstr, rRun, rDelve, rDelveInstr, rDlv, after, reused, kernel []float64
 	for _, rd := range rounds {
 		nat := ms(rd.native)
 		native = append(native, nat)
@@ -601,6 +611,7 @@ func summarize(res *benchResult, rounds []benchRound) {
 			t := rd.instrumentTimes
 			run = append(run, ms(t.Run))
 			index = append(index, ms(t.Index))
+			kernel = append(kernel, ms(rd.instrumentKernel))
 			rRun = append(rRun, ms(t.Run)/nat)
 			if t.Records > 0 {
 				res.Records = t.Records
@@ -637,7 +648,7 @@ func summarize(res *benchResult, rounds []benchRound) {
 	res.NativeDebugMS = *median(nativeDebug)
 	res.InstrumentMS = median(instr)
 	res.RunMS, res.IndexMS, res.RunX = median(run), median(index), median(rRun)
-	res.AfterRunPct, res.Reused = median(after), median(reused)
+	res.AfterRunPct, res.Reused, res.KernelMS = median(after), median(reused), median(kernel)
 	res.DelveMS, res.DelveBoundedMS, res.DelveFixedMS = median(delve), median(bounded), median(fixed)
 	res.DlvTraceMS = median(dlv)
 	res.InstrumentX, res.DelveX, res.DelveOverInstrument, res.DlvTraceX = median(rInstr), median(rDelve), median(rDelveInstr), median(rDlv)
@@ -710,6 +721,9 @@ func writeBenchTable(w io.Writer, cfg benchConfig, results []*benchResult) {
 			}
 			if r.Reused != nil {
 				note += fmt.Sprintf("; %.0f chunks (64 KB) of the record file handed back to be written again", *r.Reused)
+			}
+			if r.KernelMS != nil {
+				note += fmt.Sprintf("; adi's process spent %s in the kernel meanwhile", fmtMS(r.KernelMS))
 			}
 			notes = append(notes, note)
 		}

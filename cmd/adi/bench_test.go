@@ -89,6 +89,11 @@ func TestBenchJSON(t *testing.T) {
 		if r.IndexBytes == nil || r.ArgBytes == nil || *r.IndexBytes < 40 || *r.IndexBytes > 120 || *r.ArgBytes < 3.9 || *r.ArgBytes > 200 {
 			t.Errorf("bytes per frame: index %v, arguments %v", deref(r.IndexBytes), deref(r.ArgBytes))
 		}
+		// adi's time in the kernel meanwhile, on the machine's CPUs at
+		// most.
+		if r.KernelMS == nil || *r.KernelMS < 0 || *r.KernelMS > float64(runtime.NumCPU())**r.InstrumentMS {
+			t.Errorf("time in the kernel %v during a recording of %v", deref(r.KernelMS), *r.InstrumentMS)
+		}
 		// The run and the index are parts of the recording.
 		if r.RunMS == nil || r.IndexMS == nil || *r.RunMS <= 0 || *r.IndexMS <= 0 || *r.RunMS+*r.IndexMS > *r.InstrumentMS {
 			t.Errorf("run %v + index %v, want positive parts of the recording's %v", deref(r.RunMS), deref(r.IndexMS), *r.InstrumentMS)
