@@ -465,9 +465,10 @@ type cursor struct {
 	rec     Record
 	stopped bool
 	stopSeq uint64 // see File.StopSeq
-	// ready is set while the cursor is in the heap.
-	ready bool
-	path  string
+	// ready is set while the cursor is in the heap; whole when bound is
+	// where the chunk's records end (its goroutine had left it).
+	ready, whole bool
+	path         string
 }
 
 func (f *File) cursor(start int) *cursor {
@@ -622,6 +623,7 @@ func (f *File) Poll(final bool, fn func(*Record) error) (int, error) {
 			f.chunks[n] = c
 		}
 		c.bound = min(end, len(c.d.b))
+		c.whole = flags&hdrDone != 0 && !busy
 		if !c.ready {
 			r, err := c.next()
 			if err != nil {
@@ -705,6 +707,12 @@ func (f *File) merge(w uint64, fn func(*Record) error) (int, error) {
 				h[0] = h[len(h)-1]
 				h = h[:len(h)-1]
 				h.down(0)
+				// A chunk read through goes back at once, for the
+				// runtime's next: the scan of the next Poll comes after
+				// the whole batch, which may be long.
+				if c.whole && !c.stopped && c.d.i >= c.bound && c.rec.Recycled {
+					f.handBack(c.start/chunkSize, unsafe.Pointer(&f.data[c.start]))
+				}
 				break
 			}
 			if r.Seq > until {
