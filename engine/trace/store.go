@@ -198,6 +198,10 @@ type store struct {
 	deep     map[uint32]*deepValue
 	panics   map[int32]string
 	spawnSeq map[int32]uint32
+	// within holds, for the frames that ran while a recorder dropped
+	// frames past its frame limit, how many frames of their function it
+	// dropped on their goroutine meanwhile (see SetDroppedWithin).
+	within map[int32]int32
 	// callers are the callers named by FID of frames added with
 	// pendingCaller (Add), and, after Index, of frames whose caller is
 	// not in the recording.
@@ -365,8 +369,22 @@ func (r *Recording) DropLast() {
 	seq := len(r.rows) - 1
 	r.countCallee(r.rows[seq].parent, seq, -1)
 	delete(r.panics, int32(seq))
+	if len(r.within) > 0 {
+		delete(r.within, int32(seq))
+	}
 	r.rows = r.rows[:seq]
 	r.indexed = false
+}
+
+// SetDroppedWithin says that frame seq, which returned, ran while the
+// recorder dropped frames past its frame limit, n of them of seq's
+// function on its goroutine: EntriesWithin then counts them with the
+// frames kept.
+func (r *Recording) SetDroppedWithin(seq, n int) {
+	if r.within == nil {
+		r.within = map[int32]int32{}
+	}
+	r.within[int32(seq)] = int32(n)
 }
 
 // SetSpawn makes frame seq the first frame of a goroutine that frame
@@ -973,6 +991,8 @@ func (r *Recording) Keep(keep []bool) {
 	r.callers = callers
 	r.panics = rekey(r.panics, to)
 	r.spawnSeq = rekey(r.spawnSeq, to)
+	// The frames dropped here were not counted (see SetDroppedWithin).
+	r.within = nil
 	r.indexed, r.uncounted = false, true
 }
 
@@ -1313,14 +1333,17 @@ func (r *Recording) EntriesBetweenOn(from, seq int) (n int, ok bool) {
 
 // EntriesWithin returns how many frames of frame seq's function were
 // entered on its goroutine while seq ran (its recursive calls, at any
-// depth), and the last of them (-1: none). ok is false when the recording
-// cannot say: seq did not return, or frames were left out before its exit.
+// depth), and the last of them (-1: none, or one of those dropped past
+// the frame limit). ok is false when the recording cannot say: seq did
+// not return, or frames were left out before its exit that the recorder
+// did not count (see SetDroppedWithin).
 func (r *Recording) EntriesWithin(seq int) (n, last int, ok bool) {
 	if !r.indexed || seq < 0 || seq >= len(r.rows) {
 		return 0, -1, false
 	}
 	w := &r.rows[seq]
-	if w.exitKind != exitCode(Returned) || !r.wholeBefore(uint64(w.exit)) {
+	dropped, counted := r.within[int32(seq)]
+	if w.exitKind != exitCode(Returned) || !counted && !r.wholeBefore(uint64(w.exit)) {
 		return 0, -1, false
 	}
 	last = -1
@@ -1330,6 +1353,9 @@ func (r *Recording) EntriesWithin(seq int) (n, last int, ok bool) {
 		if k := &r.rows[frames[i]]; k.entry > w.entry && k.goroutine == w.goroutine {
 			n, last = n+1, int(frames[i])
 		}
+	}
+	if dropped > 0 {
+		n, last = n+int(dropped), -1
 	}
 	return n, last, true
 }

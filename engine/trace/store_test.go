@@ -762,6 +762,49 @@ func TestStoreNoCallSites(t *testing.T) {
 	}
 }
 
+// TestEntriesWithinDropped: a recording that dropped frames says a
+// frame's recursive entries only if the recorder counted those it dropped
+// while the frame ran (SetDroppedWithin): they add to those kept, and the
+// last entry is then not known. The count goes with its frame when the
+// frame is dropped, and Keep, whose drops are not counted, forgets them.
+func TestEntriesWithinDropped(t *testing.T) {
+	build := func() *Recording {
+		r := NewRecording(
+			&Frame{FID: FID{"main.walk", 1}, Goroutine: 1, EntrySeq: 1, ExitSeq: 40, Exit: Returned},
+			&Frame{FID: FID{"main.walk", 2}, Caller: FID{"main.walk", 1}, Goroutine: 1, EntrySeq: 2, ExitSeq: 3, Exit: Returned},
+			&Frame{FID: FID{"main.walk", 9}, Caller: FID{"main.walk", 1}, Goroutine: 1, EntrySeq: 30, ExitSeq: 31, Exit: Returned},
+		)
+		r.Dropped, r.CompleteBefore = true, 10
+		return r
+	}
+	r := build()
+	if n, _, ok := r.EntriesWithin(0); ok {
+		t.Fatalf("EntriesWithin(main.walk#1) = %d, ok, with frames dropped before its exit and not counted", n)
+	}
+	r.SetDroppedWithin(0, 6)
+	r.SetDroppedWithin(2, 0)
+	r.Index()
+	if n, last, ok := r.EntriesWithin(0); n != 8 || last != -1 || !ok {
+		t.Errorf("EntriesWithin(main.walk#1) = %d, %d, %v; want 8 (2 kept, 6 dropped), -1, true", n, last, ok)
+	}
+	if n, last, ok := r.EntriesWithin(2); n != 0 || last != -1 || !ok {
+		t.Errorf("EntriesWithin(main.walk#9) = %d, %d, %v; want 0, -1, true", n, last, ok)
+	}
+	// walk#9 dropped, its Seq taken by a frame that counts nothing.
+	r.DropLast()
+	r.Enter(&Entry{Func: r.FuncID("main.walk", Pos{}), Index: 10, Parent: 0, Goroutine: 1, EntrySeq: 32})
+	r.SetExit(2, Returned, 33)
+	r.Index()
+	if n, _, ok := r.EntriesWithin(2); ok {
+		t.Errorf("EntriesWithin(main.walk#10) = %d, ok: the count of the frame dropped before it stayed", n)
+	}
+	r.Keep([]bool{true, false, true})
+	r.Index()
+	if n, _, ok := r.EntriesWithin(0); ok {
+		t.Errorf("EntriesWithin(main.walk#1) = %d, ok, after Keep dropped a frame it did not count", n)
+	}
+}
+
 // TestEntriesWithin counts a frame's recursive entries on its goroutine
 // while it ran: not its own, not another goroutine's, not after its exit;
 // and cannot say for a frame that did not return.
