@@ -686,7 +686,21 @@ func (b *builder) fixSpawns() {
 }
 
 // gstack is a goroutine's open frames, innermost last.
-type gstack struct{ open []iopen }
+type gstack struct {
+	open []iopen
+	// dropped counts, by function (FuncID), the goroutine's frames that
+	// dropDone dropped.
+	dropped []int32
+}
+
+// droppedOf is how many of the goroutine's frames of function fn were
+// dropped.
+func (g *gstack) droppedOf(fn uint32) int32 {
+	if int(fn) < len(g.dropped) {
+		return g.dropped[fn]
+	}
+	return 0
+}
 
 // siteFn is a function found from a PC: of a site's hooks (siteFn, by
 // site), or any (fnAt, by PC).
@@ -699,6 +713,11 @@ type iopen struct {
 	frame int // Seq in rec
 	off   uint64
 	site  int
+	// dropped and all are the frames of the goroutine and function, and
+	// the frames in all, that dropDone had dropped when the frame was
+	// entered.
+	dropped int32
+	all     int
 }
 
 type ispawn struct {
@@ -955,7 +974,7 @@ func (b *builder) enter(r *instrument.Record) {
 	if site := r.Site; site >= 0 && site < len(b.sites) && r.NValues > 0 {
 		b.attach(seq, r, fn.id, site, false)
 	}
-	gs.open = append(stack, iopen{frame: seq, off: r.Off, site: r.Site})
+	gs.open = append(stack, iopen{frame: seq, off: r.Off, site: r.Site, dropped: gs.droppedOf(fn.id), all: b.dropped})
 }
 
 // attach gives frame seq, of function fn (a FuncID) and site, the values
@@ -1138,6 +1157,13 @@ func (b *builder) leave(r *instrument.Record) {
 		if top >= b.lim.MaxFrames {
 			b.dropDone()
 		}
+		// Frames were dropped while this one ran, and it is kept (for
+		// now): how many of its function, on its goroutine, tells its
+		// recursive calls (see trace.Recording.EntriesWithin).
+		if b.dropped > o.all && top < b.rec.Len() {
+			fn := uint32(b.rec.FuncNumOf(top))
+			b.rec.SetDroppedWithin(top, int(gs.droppedOf(fn)-o.dropped))
+		}
 	}
 }
 
@@ -1170,6 +1196,11 @@ func (b *builder) dropDone() {
 			b.copied.rollback(m)
 			b.marks = b.marks[:k]
 		}
+		g, fn := b.stack(b.rec.GoroutineOf(seq)), b.rec.FuncNumOf(seq)
+		if fn >= len(g.dropped) {
+			g.dropped = append(g.dropped, make([]int32, fn+1-len(g.dropped))...)
+		}
+		g.dropped[fn]++
 		b.rec.DropLast()
 		b.dropped++
 	}

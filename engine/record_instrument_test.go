@@ -126,6 +126,43 @@ func TestInstrumentMaxFrames(t *testing.T) {
 	}
 }
 
+// TestInstrumentEntriesWithinPastLimit: with a frame limit, the frames
+// kept whose recursive calls were dropped past it still say how many
+// there were (a trace steps over such a call with the count), as many as
+// a recording of the whole run says; the last of them is not known.
+func TestInstrumentEntriesWithinPastLimit(t *testing.T) {
+	argv := []string{"go", "run", "./testdata/fib", "15"}
+	whole, _ := openInstrumented(t, argv, repoRoot(t), Limits{}, time.Minute)
+	part, _ := openInstrumented(t, argv, repoRoot(t), Limits{MaxFrames: 40}, time.Minute)
+	all, rec := whole.Recording(), part.Recording()
+	if !rec.Dropped || rec.Len() >= all.Len() {
+		t.Fatalf("the recording with a limit of 40 frames has %d frames of %d, dropped %v", rec.Len(), all.Len(), rec.Dropped)
+	}
+	counted := 0
+	for seq := range rec.Len() {
+		fid := rec.FIDOf(seq)
+		n, last, ok := rec.EntriesWithin(seq)
+		w, ok2 := all.Find(fid)
+		if !ok2 {
+			t.Fatalf("%s is not in the whole run's recording", fid)
+		}
+		wn, _, _ := all.EntriesWithin(w)
+		switch {
+		case !ok:
+			// Every frame of the run returned.
+			t.Errorf("EntriesWithin(%s) cannot say, want %d", fid, wn)
+		case n != wn:
+			t.Errorf("EntriesWithin(%s) = %d, the whole run's %d", fid, n, wn)
+		case n > 0 && last < 0:
+			counted++
+		}
+	}
+	// fib(15)'s first frames, whose calls run past the limit.
+	if counted == 0 {
+		t.Error("no frame kept counts recursive calls dropped past the limit")
+	}
+}
+
 // TestInstrumentMaxFramesValues: the values of the frames kept past the
 // frame limit stay readable in the record file while the file is trimmed
 // of the others' (the trim ran while the limit chose the frames kept, and

@@ -235,7 +235,7 @@ func (in *inFrame) skipAhead(ctx context.Context, callee *proc.Stackframe, recor
 	}
 	// The stack, from adirt.Stop and the hook in the last entry down to
 	// the frame: the callee must be just above the frame, and the last
-	// entry's arguments the recording's.
+	// entry's arguments the recording's (when it kept that entry).
 	st, err := in.p.d.Stacktrace(in.goid, maxSkipDepth, 0)
 	if err != nil {
 		return err
@@ -249,6 +249,11 @@ func (in *inFrame) skipAhead(ctx context.Context, callee *proc.Stackframe, recor
 	}
 	if !below || st[2].Current.Fn == nil || fidName(st[2].Current.Fn) != fidName(callee.Current.Fn) {
 		return errSkipAhead
+	}
+	if last < 0 {
+		// The last entry was dropped past the frame limit: no
+		// arguments to check it by.
+		return nil
 	}
 	grp, unlock := in.p.d.LockTargetGroup()
 	defer unlock()

@@ -61,6 +61,38 @@ func TestStepOverWithoutWatchpoints(t *testing.T) {
 	}
 }
 
+// TestStepOverPastLimit steps over fib#2's calls with return breakpoints
+// in a recording that kept its first 40 frames: its first callee's
+// recursive calls, most of them dropped past the limit, are counted from
+// the recording and skipped, and the trace is Delve's StepOut's.
+func TestStepOverPastLimit(t *testing.T) {
+	before := watchpoints.Load()
+	t.Cleanup(func() { watchpoints.Store(before) })
+	s, _ := openInstrumented(t, []string{"go", "run", "./testdata/fib", "15"}, repoRoot(t), Limits{MaxFrames: 40}, time.Minute)
+	rec, prog := s.Recording(), s.Program()
+	f, err := rec.Frame(trace.FID{Func: "main.fib", Index: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, last, ok := rec.EntriesWithin(f.Seq + 1); !ok || last >= 0 || n == 0 {
+		t.Fatalf("fib#2's first callee: EntriesWithin = %d, %d, %v; want a count with frames dropped", n, last, ok)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	want, err := traceFrame(ctx, prog, rec, f, Limits{}, stepDelveOut, nil)
+	if err != nil {
+		t.Fatalf("Delve's StepOut: %v", err)
+	}
+	watchpoints.Store(watchNone)
+	got, err := traceOnce(ctx, prog, rec, f, Limits{}, stepSlow, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := describeSteps(got), describeSteps(want); a != b {
+		t.Errorf("made\n%s\nDelve's StepOut made\n%s", a, b)
+	}
+}
+
 // TestSkipAhead: stepping over fib#2's first call (fib#3), the counting
 // hook runs fib#3 to the entry of its last recursive call, whose arguments
 // are the recording's. Told that the callee is another frame, whose
