@@ -248,10 +248,13 @@ func BenchmarkNav(b *testing.B) {
 }
 
 // TestNavSynthetic checks the synthetic recording's shape, where each
-// navigation command goes on it, and that each answers in under a
-// millisecond: the fastest of 21 runs, so that a loaded machine does not
-// fail it while a search through the frames (tens of milliseconds) does.
-// BenchmarkNav gives the figures.
+// navigation command goes on it, and that none looks at every frame: each
+// answers in less time than one pass over the frames that reads a field of
+// each (the least a command that looked at them all would take), measured
+// side by side: the fastest of 21 runs against the fastest of 5 passes, so
+// that a loaded machine or the race detector, which slow both, do not fail
+// it, while a search through the frames does. BenchmarkNav gives the
+// figures against the 1 ms target.
 func TestNavSynthetic(t *testing.T) {
 	// Built here, not kept for the rest of the test binary (half a GB).
 	rec := syntheticRecording(navFrames)
@@ -285,6 +288,22 @@ func TestNavSynthetic(t *testing.T) {
 		{"step-out", "main.descend#4999"},
 		{"call-tree main.main#1 3", "main.descend#4999"},
 	}
+	var passes []time.Duration
+	for range 5 {
+		start := time.Now()
+		n := 0
+		for seq := range rec.Len() {
+			if rec.ParentOf(seq) == 0 {
+				n++
+			}
+		}
+		passes = append(passes, time.Since(start))
+		if n < 100_000 {
+			t.Fatalf("a pass over the frames found %d called by main.main", n)
+		}
+	}
+	pass := slices.Min(passes)
+	t.Logf("%-30s fastest %s", "a pass over the frames", pass)
 	for _, st := range steps {
 		var times []time.Duration
 		for range 21 {
@@ -303,8 +322,8 @@ func TestNavSynthetic(t *testing.T) {
 		}
 		fastest, med := slices.Min(times), medianDuration(times)
 		t.Logf("%-30s fastest %s, median %s", st.cmd, fastest, med)
-		if fastest > time.Millisecond {
-			t.Errorf("%s: %s at best on %d frames (median %s), want under 1ms", st.cmd, fastest, navFrames, med)
+		if fastest > pass {
+			t.Errorf("%s: %s at best on %d frames (median %s), want less than a pass over them (%s)", st.cmd, fastest, navFrames, med, pass)
 		}
 	}
 }
