@@ -582,6 +582,7 @@ func TestCopiedRollback(t *testing.T) {
 		}
 	}
 	fill("x")
+	second := unsafe.SliceData(c.blocks[1])
 	c.rollback(m)
 	if c.mark() != m || c.size() != size {
 		t.Fatalf("after rollback: mark %+v, size %d; want %+v, %d", c.mark(), c.size(), m, size)
@@ -592,8 +593,8 @@ func TestCopiedRollback(t *testing.T) {
 	}
 	c.rollback(m)
 	fill("y")
-	if len(c.blocks) != 2 {
-		t.Errorf("%d blocks mapped after copying past the first block twice, want 2", len(c.blocks))
+	if len(c.blocks) != 2 || unsafe.SliceData(c.blocks[1]) != second {
+		t.Errorf("%d blocks mapped after copying past the first block twice, the second at %p then %p; want 2, the same", len(c.blocks), second, unsafe.SliceData(c.blocks[1]))
 	}
 	for ref, want := range kept {
 		if blk, at := c.at(ref); !bytes.Equal(blk[at:at+len(want)], want) {
