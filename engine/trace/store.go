@@ -200,8 +200,11 @@ type store struct {
 	spawnSeq map[int32]uint32
 	// within holds, for the frames that ran while a recorder dropped
 	// frames past its frame limit, how many frames of their function it
-	// dropped on their goroutine meanwhile (see SetDroppedWithin).
-	within map[int32]int32
+	// dropped on their goroutine meanwhile (see SetDroppedWithin);
+	// withinLast is the last such frame (a frame dropped after it has
+	// no entry, which DropLast, called per frame, does not look up).
+	within     map[int32]int32
+	withinLast int32
 	// callers are the callers named by FID of frames added with
 	// pendingCaller (Add), and, after Index, of frames whose caller is
 	// not in the recording.
@@ -369,7 +372,7 @@ func (r *Recording) DropLast() {
 	seq := len(r.rows) - 1
 	r.countCallee(r.rows[seq].parent, seq, -1)
 	delete(r.panics, int32(seq))
-	if len(r.within) > 0 {
+	if int32(seq) <= r.withinLast && len(r.within) > 0 {
 		delete(r.within, int32(seq))
 	}
 	r.rows = r.rows[:seq]
@@ -385,6 +388,7 @@ func (r *Recording) SetDroppedWithin(seq, n int) {
 		r.within = map[int32]int32{}
 	}
 	r.within[int32(seq)] = int32(n)
+	r.withinLast = max(r.withinLast, int32(seq))
 }
 
 // SetSpawn makes frame seq the first frame of a goroutine that frame
@@ -992,7 +996,7 @@ func (r *Recording) Keep(keep []bool) {
 	r.panics = rekey(r.panics, to)
 	r.spawnSeq = rekey(r.spawnSeq, to)
 	// The frames dropped here were not counted (see SetDroppedWithin).
-	r.within = nil
+	r.within, r.withinLast = nil, 0
 	r.indexed, r.uncounted = false, true
 }
 
