@@ -21,22 +21,36 @@ func resident(t *testing.T, m []byte, off int) bool {
 
 // TestAhead: the helper of an index off the heap makes the pages of the
 // rows and lists ahead of the rows added present, no further than its
-// window, and ends with Index, which gives back the pages past the rows.
+// window, waking when rows are added after it has made those of the
+// first, and ends with Index, which gives back the pages past the rows.
 func TestAhead(t *testing.T) {
 	r := &Recording{}
 	if err := r.OffHeap(16<<10, 16, 0); err != nil {
 		t.Fatal(err)
 	}
 	fn := r.FuncID("main.f", Pos{File: "/src/main.go", Line: 3})
-	const added = 2*aheadEvery + 1
-	for i := range added {
+	m := r.mem
+	// Past the first huge page of rows (which the first fault makes
+	// present whole).
+	const added = 10*aheadEvery + 1
+	enter := func(i int) {
 		r.Enter(&Entry{Func: fn, Index: i + 1, Parent: -1, Goroutine: 1, EntrySeq: uint64(2*i + 1)})
 	}
-	m := r.mem
+	// The first row: the helper makes the first window present, then
+	// waits for more rows.
+	enter(0)
+	for deadline := time.Now().Add(time.Minute); m.need.Load() == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the helper is not waiting for rows a minute after the first")
+		}
+	}
+	for i := 1; i < added; i++ {
+		enter(i)
+	}
 	size := int(unsafe.Sizeof(row{}))
-	want := aheadOf(2 * aheadEvery) // the rows the window reaches
-	if want != 4*aheadEvery {
-		t.Fatalf("the window of %d rows reaches row %d, want %d", 2*aheadEvery, want, 4*aheadEvery)
+	want := aheadOf(10 * aheadEvery) // the rows the window reaches
+	if want != 20*aheadEvery || want*size <= hugePage {
+		t.Fatalf("the window of %d rows reaches row %d, want %d, past a huge page", 10*aheadEvery, want, 20*aheadEvery)
 	}
 	// The helper runs when a core is idle: other tests may keep both busy
 	// for a while.

@@ -2,10 +2,10 @@ package trace
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"runtime"
 	"sync/atomic"
-	"time"
 	"unsafe"
 )
 
@@ -46,9 +46,12 @@ type mapping struct {
 
 	// The helper that faults pages in ahead of the recorder (see ahead):
 	// added is the number of rows added (updated every aheadEvery rows),
-	// stop tells it to end (and closing wake ends its wait for rows),
-	// and helped is closed when it has.
+	// need the number at which the helper, waiting, has pages to make
+	// (see more), stop tells it to end (and closing wake ends its wait
+	// for rows), and helped is closed when it has.
 	added  atomic.Int64
+	need   atomic.Int64
+	more   chan struct{}
 	stop   atomic.Bool
 	wake   chan struct{}
 	helped chan struct{}
@@ -90,8 +93,6 @@ func (m *mapping) ahead(rows, kids, byFn []byte) {
 	size := int(unsafe.Sizeof(row{}))
 	var r, k int // bytes made present
 	defer func() { m.madeRows, m.madeKids = r, k }()
-	wait := time.NewTimer(time.Millisecond)
-	defer wait.Stop()
 	for !m.stop.Load() {
 		want := aheadOf(int(m.added.Load()))
 		switch {
@@ -106,11 +107,45 @@ func (m *mapping) ahead(rows, kids, byFn []byte) {
 			prefault(byFn[k:end])
 			k = end
 		default:
-			wait.Reset(time.Millisecond)
+			// Woken when the window has grown by as much as was made
+			// (up to a step), or reaches the end of a mapping: each
+			// wake takes the recorder's core for a moment (the thread
+			// is locked).
+			need := min(wantFor(r, len(rows), size), wantFor(k, min(len(kids), len(byFn)), 4))
+			m.need.Store(int64(need))
+			// The recorder stores added before it loads need: one of
+			// the two sees the other's.
+			if aheadOf(int(m.added.Load())) >= need {
+				continue
+			}
 			select {
-			case <-wait.C:
+			case <-m.more:
 			case <-m.wake:
 			}
+		}
+	}
+}
+
+// wantFor is the window (see aheadOf) at which the helper wakes to make
+// more pages of a mapping of n bytes, made present up to made, size bytes
+// a row: once it has grown by as much as was made, up to a huge page, or
+// reaches the mapping's last page (never when made: math.MaxInt).
+func wantFor(made, n, size int) int {
+	end := min(made+min(max(made, pageSize), hugePage), n&^(pageSize-1))
+	if end <= made {
+		return math.MaxInt
+	}
+	return (end + size - 1) / size
+}
+
+// grew tells the helper that the recorder has added rows, rows in all
+// (called every aheadEvery rows).
+func (m *mapping) grew(rows int) {
+	m.added.Store(int64(rows))
+	if aheadOf(rows) >= int(m.need.Load()) {
+		select {
+		case m.more <- struct{}{}:
+		default:
 		}
 	}
 }
@@ -231,7 +266,7 @@ func (r *Recording) mapIndex(path string, frames, values, text int) error {
 	}
 	r.mem = m
 	if path == "" {
-		m.helped, m.wake = make(chan struct{}), make(chan struct{})
+		m.helped, m.wake, m.more = make(chan struct{}), make(chan struct{}), make(chan struct{}, 1)
 		go m.ahead(m.rows, m.kids, m.byFn)
 		// Value rows are written as the rows, when the values are
 		// not left in the record file: the pages of those asked for

@@ -357,7 +357,7 @@ func (r *Recording) Enter(e *Entry) int {
 	r.countCallee(w.parent, seq, 1)
 	r.indexed = false
 	if seq%aheadEvery == 0 && r.mem != nil {
-		r.mem.added.Store(int64(seq))
+		r.mem.grew(seq)
 	}
 	return seq
 }
