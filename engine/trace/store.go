@@ -205,6 +205,11 @@ type store struct {
 	// no entry, which DropLast, called per frame, does not look up).
 	within     map[int32]int32
 	withinLast int32
+	// droppedKids lists, for the frames whose direct callees a recorder
+	// dropped past its frame limit, those callees (see AddDroppedCallee);
+	// droppedKidsLast is the last such frame (as withinLast).
+	droppedKids     map[int32][]DroppedCallee
+	droppedKidsLast int32
 	// callers are the callers named by FID of frames added with
 	// pendingCaller (Add), and, after Index, of frames whose caller is
 	// not in the recording.
@@ -375,6 +380,9 @@ func (r *Recording) DropLast() {
 	if int32(seq) <= r.withinLast && len(r.within) > 0 {
 		delete(r.within, int32(seq))
 	}
+	if int32(seq) <= r.droppedKidsLast && len(r.droppedKids) > 0 {
+		delete(r.droppedKids, int32(seq))
+	}
 	r.rows = r.rows[:seq]
 	r.indexed = false
 }
@@ -389,6 +397,38 @@ func (r *Recording) SetDroppedWithin(seq, n int) {
 	}
 	r.within[int32(seq)] = int32(n)
 	r.withinLast = max(r.withinLast, int32(seq))
+}
+
+// DroppedCallee is a direct callee of a frame that the recorder dropped
+// past its frame limit as it returned: At is its place among the frame's
+// direct callees (those neither spawned nor called by library code, kept
+// or dropped, in order of entry), Func its function's name, and Within
+// how many frames of that function it entered on its goroutine (its
+// recursive calls, at any depth; see EntriesWithin).
+type DroppedCallee struct {
+	At     int
+	Func   string
+	Within int
+}
+
+// AddDroppedCallee says that the direct callee at place at (see
+// DroppedCallee) of frame seq, of function fn (a FuncID), which made
+// within recursive calls, was dropped past the frame limit: a debugger
+// stepping over that call can then skip its recursive calls as it does a
+// kept callee's. The entries of a frame go with it when it is dropped
+// (DropLast), all of them with Keep.
+func (r *Recording) AddDroppedCallee(seq, at int, fn uint32, within int) {
+	if r.droppedKids == nil {
+		r.droppedKids = map[int32][]DroppedCallee{}
+	}
+	r.droppedKids[int32(seq)] = append(r.droppedKids[int32(seq)], DroppedCallee{At: at, Func: r.funcs[fn].name, Within: within})
+	r.droppedKidsLast = max(r.droppedKidsLast, int32(seq))
+}
+
+// DroppedCallees returns the direct callees of frame seq that were dropped
+// past the frame limit, by place (see AddDroppedCallee).
+func (r *Recording) DroppedCallees(seq int) []DroppedCallee {
+	return r.droppedKids[int32(seq)]
 }
 
 // SetSpawn makes frame seq the first frame of a goroutine that frame
@@ -995,8 +1035,10 @@ func (r *Recording) Keep(keep []bool) {
 	r.callers = callers
 	r.panics = rekey(r.panics, to)
 	r.spawnSeq = rekey(r.spawnSeq, to)
-	// The frames dropped here were not counted (see SetDroppedWithin).
+	// The frames dropped here were not counted (see SetDroppedWithin),
+	// nor are the places of the callees kept (see AddDroppedCallee).
 	r.within, r.withinLast = nil, 0
+	r.droppedKids, r.droppedKidsLast = nil, 0
 	r.indexed, r.uncounted = false, true
 }
 

@@ -805,6 +805,38 @@ func TestEntriesWithinDropped(t *testing.T) {
 	}
 }
 
+// TestDroppedCallees: the direct callees dropped past the frame limit are
+// listed by their caller, go when their caller is dropped (its Seq then
+// another frame's), and all go with Keep, which does not place them.
+func TestDroppedCallees(t *testing.T) {
+	r := NewRecording(
+		&Frame{FID: FID{"main.walk", 1}, Goroutine: 1, EntrySeq: 1, ExitSeq: 40, Exit: Returned},
+		&Frame{FID: FID{"main.walk", 2}, Caller: FID{"main.walk", 1}, Goroutine: 1, EntrySeq: 2, ExitSeq: 3, Exit: Returned},
+		&Frame{FID: FID{"main.walk", 9}, Caller: FID{"main.walk", 1}, Goroutine: 1, EntrySeq: 30, ExitSeq: 31, Exit: Returned},
+	)
+	walk := uint32(r.FuncNumOf(0))
+	r.AddDroppedCallee(0, 1, walk, 5)
+	r.AddDroppedCallee(0, 3, walk, 0)
+	r.AddDroppedCallee(2, 0, walk, 2)
+	want := []DroppedCallee{{At: 1, Func: "main.walk", Within: 5}, {At: 3, Func: "main.walk", Within: 0}}
+	if got := r.DroppedCallees(0); !reflect.DeepEqual(got, want) {
+		t.Errorf("DroppedCallees(main.walk#1) = %v, want %v", got, want)
+	}
+	if got := r.DroppedCallees(1); got != nil {
+		t.Errorf("DroppedCallees(main.walk#2) = %v, want none", got)
+	}
+	// walk#9 dropped, its Seq taken by a frame that dropped nothing.
+	r.DropLast()
+	r.Enter(&Entry{Func: walk, Index: 10, Parent: 0, Goroutine: 1, EntrySeq: 32})
+	if got := r.DroppedCallees(2); got != nil {
+		t.Errorf("DroppedCallees(main.walk#10) = %v: the callees of the frame dropped before it stayed", got)
+	}
+	r.Keep([]bool{true, false, true})
+	if got := r.DroppedCallees(0); got != nil {
+		t.Errorf("DroppedCallees(main.walk#1) = %v after Keep dropped one of its callees", got)
+	}
+}
+
 // TestEntriesWithin counts a frame's recursive entries on its goroutine
 // while it ran: not its own, not another goroutine's, not after its exit;
 // and cannot say for a frame that did not return.
