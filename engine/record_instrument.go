@@ -718,6 +718,9 @@ type iopen struct {
 	// entered.
 	dropped int32
 	all     int
+	// at is the frame's place among its caller's direct callees (-1: not
+	// one; see trace.DroppedCallee), calls the number of its own so far.
+	at, calls int32
 }
 
 type ispawn struct {
@@ -974,7 +977,12 @@ func (b *builder) enter(r *instrument.Record) {
 	if site := r.Site; site >= 0 && site < len(b.sites) && r.NValues > 0 {
 		b.attach(seq, r, fn.id, site, false)
 	}
-	gs.open = append(stack, iopen{frame: seq, off: r.Off, site: r.Site, dropped: gs.droppedOf(fn.id), all: b.dropped})
+	at := int32(-1)
+	if k := len(stack) - 1; k >= 0 && e.Parent == stack[k].frame && !e.Indirect && !e.Spawn {
+		at = stack[k].calls
+		stack[k].calls++
+	}
+	gs.open = append(stack, iopen{frame: seq, off: r.Off, site: r.Site, dropped: gs.droppedOf(fn.id), all: b.dropped, at: at})
 }
 
 // attach gives frame seq, of function fn (a FuncID) and site, the values
@@ -1151,17 +1159,23 @@ func (b *builder) leave(r *instrument.Record) {
 		b.rec.SetExit(top, trace.Goexited, exitSeq)
 	default:
 		b.rec.SetExit(top, trace.Returned, exitSeq)
+		fn := uint32(b.rec.FuncNumOf(top))
 		if r.NValues > 0 {
-			b.attach(top, r, uint32(b.rec.FuncNumOf(top)), o.site, true)
+			b.attach(top, r, fn, o.site, true)
 		}
 		if top >= b.lim.MaxFrames {
+			parent := b.rec.ParentOf(top)
 			b.dropDone()
+			// Dropped, with its subtree: a caller among the frames
+			// always kept learns how many recursive calls it made.
+			if top >= b.rec.Len() && o.at >= 0 && parent >= 0 && parent < b.lim.MaxFrames {
+				b.rec.AddDroppedCallee(parent, int(o.at), fn, int(gs.droppedOf(fn)-o.dropped)-1)
+			}
 		}
 		// Frames were dropped while this one ran, and it is kept (for
 		// now): how many of its function, on its goroutine, tells its
 		// recursive calls (see trace.Recording.EntriesWithin).
 		if b.dropped > o.all && top < b.rec.Len() {
-			fn := uint32(b.rec.FuncNumOf(top))
 			b.rec.SetDroppedWithin(top, int(gs.droppedOf(fn)-o.dropped))
 		}
 	}

@@ -163,6 +163,58 @@ func TestInstrumentEntriesWithinPastLimit(t *testing.T) {
 	}
 }
 
+// TestInstrumentDroppedCallees: with a frame limit, a frame always kept
+// lists its direct callees dropped past the limit, each at its place among
+// its direct callees, with as many recursive calls as a recording of the
+// whole run says that callee made.
+func TestInstrumentDroppedCallees(t *testing.T) {
+	argv := []string{"go", "run", "./testdata/fib", "15"}
+	whole, _ := openInstrumented(t, argv, repoRoot(t), Limits{}, time.Minute)
+	part, _ := openInstrumented(t, argv, repoRoot(t), Limits{MaxFrames: 40}, time.Minute)
+	all, rec := whole.Recording(), part.Recording()
+	direct := func(r *trace.Recording, seq int) []int {
+		var ks []int
+		for _, k := range r.Children(seq) {
+			if !r.SpawnOf(int(k)) && !r.IndirectOf(int(k)) {
+				ks = append(ks, int(k))
+			}
+		}
+		return ks
+	}
+	listed := 0
+	for seq := range rec.Len() {
+		dropped := rec.DroppedCallees(seq)
+		if len(dropped) == 0 {
+			continue
+		}
+		fid := rec.FIDOf(seq)
+		w, ok := all.Find(fid)
+		if !ok {
+			t.Fatalf("%s is not in the whole run's recording", fid)
+		}
+		want := direct(all, w)
+		if n := len(direct(rec, seq)) + len(dropped); n != len(want) {
+			t.Errorf("%s: %d direct callees kept or dropped, the whole run's %d", fid, n, len(want))
+		}
+		for _, d := range dropped {
+			listed++
+			if d.At < 0 || d.At >= len(want) {
+				t.Errorf("%s: a dropped callee at place %d of %d", fid, d.At, len(want))
+				continue
+			}
+			k := want[d.At]
+			n, _, _ := all.EntriesWithin(k)
+			if got := (trace.DroppedCallee{At: d.At, Func: all.FuncOf(k), Within: n}); d != got {
+				t.Errorf("%s: dropped callee %+v, the whole run's %s: %+v", fid, d, all.FIDOf(k), got)
+			}
+		}
+	}
+	// fib(15)'s first frames call past the limit.
+	if listed == 0 {
+		t.Error("no frame kept lists a callee dropped past the limit")
+	}
+}
+
 // TestInstrumentMaxFramesValues: the values of the frames kept past the
 // frame limit stay readable in the record file while the file is trimmed
 // of the others' (the trim ran while the limit chose the frames kept, and
