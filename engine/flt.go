@@ -87,7 +87,7 @@ func (in *inFrame) walk(ctx context.Context, at func(v *visit) bool) ([]*visit, 
 		midStatement := false
 		for w == inCallee {
 			counter := &cur.indirect
-			callee := -1
+			var callee *recordedCallee
 			if in.isUser(fr) {
 				cur.calls++
 				counter = nil
@@ -176,29 +176,63 @@ func (in *inFrame) setGoLines(insts []proc.AsmInstruction) {
 	}
 }
 
-// directCallee returns the Seq of the frame's direct callee in the
-// recording that the goroutine has just entered (fr: its function's), -1
-// when the recording's callees and the walk's no longer match. Callees
-// are entered in the order of the recording: the n-th direct call of the
-// walk is the n-th direct callee.
-func (in *inFrame) directCallee(fr *proc.Stackframe) int {
+// recordedCallee is a direct callee of the frame in the recording: a frame
+// kept (seq), or one dropped past the frame limit (seq -1), of which the
+// recording says its function and how many recursive calls it made
+// (within; see trace.DroppedCallee).
+type recordedCallee struct {
+	seq    int
+	fn     string
+	within int
+}
+
+// directCallee returns the frame's direct callee in the recording that
+// the goroutine has just entered (fr: its function's), nil when the
+// recording's callees and the walk's no longer match. Callees are entered
+// in the order of the recording: the n-th direct call of the walk is the
+// n-th direct callee.
+func (in *inFrame) directCallee(fr *proc.Stackframe) *recordedCallee {
 	if in.calleesLost {
-		return -1
+		return nil
 	}
 	if in.callees == nil {
-		in.callees = []int32{}
-		for _, k := range in.rec.Children(in.frame.Seq) {
-			if !in.rec.SpawnOf(int(k)) && !in.rec.IndirectOf(int(k)) {
-				in.callees = append(in.callees, k)
-			}
-		}
+		in.callees = in.recordedCallees()
 	}
-	if in.nextCallee >= len(in.callees) || fr.Current.Fn == nil || in.rec.FuncOf(int(in.callees[in.nextCallee])) != fidName(fr.Current.Fn) {
+	if in.nextCallee >= len(in.callees) || fr.Current.Fn == nil || in.callees[in.nextCallee].fn != fidName(fr.Current.Fn) {
 		in.calleesLost = true
-		return -1
+		return nil
 	}
 	in.nextCallee++
-	return int(in.callees[in.nextCallee-1])
+	return &in.callees[in.nextCallee-1]
+}
+
+// recordedCallees lists the frame's direct callees in the recording, in
+// order: those kept, and those dropped past the frame limit in their
+// places. Those kept alone when the places do not fit them.
+func (in *inFrame) recordedCallees() []recordedCallee {
+	var kept []recordedCallee
+	for _, k := range in.rec.Children(in.frame.Seq) {
+		if !in.rec.SpawnOf(int(k)) && !in.rec.IndirectOf(int(k)) {
+			kept = append(kept, recordedCallee{seq: int(k), fn: in.rec.FuncOf(int(k))})
+		}
+	}
+	dropped := in.rec.DroppedCallees(in.frame.Seq)
+	all := make([]recordedCallee, len(kept)+len(dropped))
+	placed := make([]bool, len(all))
+	for _, d := range dropped {
+		if d.At < 0 || d.At >= len(all) || placed[d.At] {
+			return kept
+		}
+		all[d.At], placed[d.At] = recordedCallee{seq: -1, fn: d.Func, within: d.Within}, true
+	}
+	next := 0
+	for i := range all {
+		if !placed[i] {
+			all[i] = kept[next]
+			next++
+		}
+	}
+	return all
 }
 
 // isUser reports whether a stack frame runs a function of the recording.

@@ -58,7 +58,7 @@ type inFrame struct {
 	// callees are the frame's direct callees in the recording, the
 	// next of them nextCallee (see directCallee); calleesLost is set
 	// when the walk's calls stopped matching them.
-	callees     []int32
+	callees     []recordedCallee
 	nextCallee  int
 	calleesLost bool
 	// noSkip turns off the counting of a callee's recursive entries when

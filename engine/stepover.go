@@ -52,15 +52,15 @@ const (
 //
 // When counter is not nil (a call of library code), entries of the
 // functions library code called for the frame in the recording are counted
-// into it; else recorded is the Seq of the callee in the recording (-1:
-// not known), whose recursive calls a return breakpoint skips (see
+// into it; else recorded is the callee in the recording (nil: not
+// known), whose recursive calls a return breakpoint skips (see
 // skipAhead).
 //
 // ended reports that the frame will not be back: the process ended (or
 // stopped at an unrecovered panic or a fatal error), or a panic unwound
 // the frame.
-func (in *inFrame) stepOverCall(ctx context.Context, callee *proc.Stackframe, counter *int, recorded int) (ended bool, err error) {
-	if recorded >= 0 && watchpoints.Load() == watchNone && !in.noSkip {
+func (in *inFrame) stepOverCall(ctx context.Context, callee *proc.Stackframe, counter *int, recorded *recordedCallee) (ended bool, err error) {
+	if recorded != nil && watchpoints.Load() == watchNone && !in.noSkip {
 		if err := in.skipAhead(ctx, callee, recorded); err != nil {
 			return false, err
 		}
@@ -213,9 +213,14 @@ func (w *watcher) watch(stackHi uint64, slotOff int64) error {
 // It returns errSkipAhead when the callee is no longer the frame's callee
 // there (the run went another way than the recording's): the trace is
 // made again without skipping.
-func (in *inFrame) skipAhead(ctx context.Context, callee *proc.Stackframe, recorded int) error {
+func (in *inFrame) skipAhead(ctx context.Context, callee *proc.Stackframe, recorded *recordedCallee) error {
 	c := in.p.counter()
-	n, last, ok := in.rec.EntriesWithin(recorded)
+	// A callee dropped past the frame limit: its count, not its last
+	// entry.
+	n, last, ok := recorded.within, -1, true
+	if recorded.seq >= 0 {
+		n, last, ok = in.rec.EntriesWithin(recorded.seq)
+	}
 	if c == nil || !ok || n == 0 || callee.Current.Fn == nil {
 		return nil
 	}

@@ -63,8 +63,9 @@ func TestStepOverWithoutWatchpoints(t *testing.T) {
 
 // TestStepOverPastLimit steps over fib#2's calls with return breakpoints
 // in a recording that kept its first 40 frames: its first callee's
-// recursive calls, most of them dropped past the limit, are counted from
-// the recording and skipped, and the trace is Delve's StepOut's.
+// recursive calls, most of them dropped past the limit, and its second
+// callee's, dropped whole, are counted from the recording and skipped, and
+// the trace is Delve's StepOut's.
 func TestStepOverPastLimit(t *testing.T) {
 	before := watchpoints.Load()
 	t.Cleanup(func() { watchpoints.Store(before) })
@@ -76,6 +77,9 @@ func TestStepOverPastLimit(t *testing.T) {
 	}
 	if n, last, ok := rec.EntriesWithin(f.Seq + 1); !ok || last >= 0 || n == 0 {
 		t.Fatalf("fib#2's first callee: EntriesWithin = %d, %d, %v; want a count with frames dropped", n, last, ok)
+	}
+	if d := rec.DroppedCallees(f.Seq); len(d) != 1 || d[0].At != 1 || d[0].Within == 0 {
+		t.Fatalf("fib#2's callees dropped past the limit: %+v; want its second, with its recursive calls", d)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -143,7 +147,7 @@ func TestSkipAhead(t *testing.T) {
 				}
 			}
 		}
-		if err := in.skipAhead(ctx, callee, tc.recorded); err != tc.want {
+		if err := in.skipAhead(ctx, callee, &recordedCallee{seq: tc.recorded, fn: "main.fib"}); err != tc.want {
 			t.Errorf("skipAhead told the callee is %s: %v, want %v", rec.FIDOf(tc.recorded), err, tc.want)
 		}
 		in.p.kill()
