@@ -154,3 +154,53 @@ func TestSkipAhead(t *testing.T) {
 		cancel()
 	}
 }
+
+// TestRecordedCallees: the callees a trace steps over are the frame's
+// direct callees kept, with those dropped past the frame limit in their
+// places (the kept ones alone if the places do not fit); a call of another
+// function than the next one's loses them for the rest of the trace.
+func TestRecordedCallees(t *testing.T) {
+	walk := trace.FID{Func: "main.walk", Index: 1}
+	build := func(dropped ...trace.DroppedCallee) *inFrame {
+		r := trace.NewRecording(
+			&trace.Frame{FID: walk, Goroutine: 1, EntrySeq: 1, ExitSeq: 20, Exit: trace.Returned},
+			&trace.Frame{FID: trace.FID{Func: "main.a", Index: 1}, Caller: walk, Goroutine: 1, EntrySeq: 2, ExitSeq: 3, Exit: trace.Returned},
+			&trace.Frame{FID: trace.FID{Func: "main.b", Index: 1}, Caller: walk, Goroutine: 1, EntrySeq: 8, ExitSeq: 9, Exit: trace.Returned},
+			&trace.Frame{FID: trace.FID{Func: "main.c", Index: 1}, Caller: walk, Goroutine: 2, EntrySeq: 10, ExitSeq: 11, Exit: trace.Returned, Spawn: true},
+		)
+		for _, d := range dropped {
+			fn := r.FuncID(d.Func, trace.Pos{})
+			r.AddDroppedCallee(0, d.At, fn, d.Within)
+		}
+		r.Index()
+		f, _ := r.Frame(walk)
+		return &inFrame{rec: r, frame: f}
+	}
+	enter := func(in *inFrame, fn string) *recordedCallee {
+		return in.directCallee(&proc.Stackframe{Current: proc.Location{Fn: &proc.Function{Name: fn}}})
+	}
+	in := build(trace.DroppedCallee{At: 1, Func: "main.walk", Within: 5}, trace.DroppedCallee{At: 3, Func: "main.walk"})
+	for i, want := range []recordedCallee{{seq: 1, fn: "main.a"}, {seq: -1, fn: "main.walk", within: 5}, {seq: 2, fn: "main.b"}, {seq: -1, fn: "main.walk"}} {
+		if got := enter(in, want.fn); got == nil || *got != want {
+			t.Fatalf("call %d, of %s: callee %+v, want %+v", i, want.fn, got, want)
+		}
+	}
+	if got := enter(in, "main.walk"); got != nil {
+		t.Errorf("a fifth call: callee %+v, want none", got)
+	}
+
+	// Places past the callees: the kept ones alone.
+	in = build(trace.DroppedCallee{At: 7, Func: "main.walk", Within: 5})
+	if got := in.recordedCallees(); len(got) != 2 || got[0].fn != "main.a" || got[1].fn != "main.b" {
+		t.Errorf("with a place past the callees: %+v, want main.a and main.b kept", got)
+	}
+
+	// Another function called than the recording's next callee.
+	in = build(trace.DroppedCallee{At: 0, Func: "main.walk", Within: 5})
+	if got := enter(in, "main.a"); got != nil {
+		t.Fatalf("main.a called where the recording has main.walk dropped: callee %+v", got)
+	}
+	if got := enter(in, "main.walk"); got != nil {
+		t.Errorf("after the walk left the recorded callees: callee %+v, want none", got)
+	}
+}
