@@ -196,43 +196,80 @@ func (in *inFrame) directCallee(fr *proc.Stackframe) *recordedCallee {
 		return nil
 	}
 	if in.callees == nil {
-		in.callees = in.recordedCallees()
+		in.callees = newCalleeList(in.rec, in.frame.Seq)
 	}
-	if in.nextCallee >= len(in.callees) || fr.Current.Fn == nil || in.callees[in.nextCallee].fn != fidName(fr.Current.Fn) {
+	c, ok := in.callees.next()
+	if !ok || fr.Current.Fn == nil || c.fn != fidName(fr.Current.Fn) {
 		in.calleesLost = true
 		return nil
 	}
-	in.nextCallee++
-	return &in.callees[in.nextCallee-1]
+	return &c
 }
 
-// recordedCallees lists the frame's direct callees in the recording, in
-// order: those kept, and those dropped past the frame limit in their
-// places. Those kept alone when the places do not fit them.
-func (in *inFrame) recordedCallees() []recordedCallee {
-	var kept []recordedCallee
-	for _, k := range in.rec.Children(in.frame.Seq) {
-		if !in.rec.SpawnOf(int(k)) && !in.rec.IndirectOf(int(k)) {
-			kept = append(kept, recordedCallee{seq: int(k), fn: in.rec.FuncOf(int(k))})
+// calleeList walks a frame's direct callees in the recording, in order:
+// those kept, and those dropped past the frame limit in their places (the
+// runs), up to the place cut when the recording does not know those after
+// it (-1: it knows them all).
+type calleeList struct {
+	kept []recordedCallee
+	runs []trace.DroppedCallee
+	cut  int
+	// place is the next callee's place, k the next kept, r the run of
+	// the next dropped and inRun how many of it were walked.
+	place, k, r, inRun int
+}
+
+// newCalleeList lists the direct callees of frame seq: those kept alone
+// when the places of those dropped do not fit them.
+func newCalleeList(rec *trace.Recording, seq int) *calleeList {
+	l := &calleeList{cut: -1}
+	for _, k := range rec.Children(seq) {
+		if !rec.SpawnOf(int(k)) && !rec.IndirectOf(int(k)) {
+			l.kept = append(l.kept, recordedCallee{seq: int(k), fn: rec.FuncOf(int(k))})
 		}
 	}
-	dropped := in.rec.DroppedCallees(in.frame.Seq)
-	all := make([]recordedCallee, len(kept)+len(dropped))
-	placed := make([]bool, len(all))
-	for _, d := range dropped {
-		if d.At < 0 || d.At >= len(all) || placed[d.At] {
-			return kept
+	runs, cut := rec.DroppedCallees(seq)
+	gaps, end := 0, 0 // the places left to the kept, the end of the last run
+	for _, d := range runs {
+		if d.At < end || d.N < 1 {
+			return l
 		}
-		all[d.At], placed[d.At] = recordedCallee{seq: -1, fn: d.Func, within: d.Within}, true
+		gaps, end = gaps+d.At-end, d.At+d.N
 	}
-	next := 0
-	for i := range all {
-		if !placed[i] {
-			all[i] = kept[next]
-			next++
+	if cut >= 0 {
+		if cut < end {
+			return l
 		}
+		gaps += cut - end
 	}
-	return all
+	if gaps > len(l.kept) {
+		return l
+	}
+	l.runs, l.cut = runs, cut
+	return l
+}
+
+// next returns the next callee, or false past the last one known.
+func (l *calleeList) next() (recordedCallee, bool) {
+	if l.cut >= 0 && l.place >= l.cut {
+		return recordedCallee{}, false
+	}
+	var c recordedCallee
+	switch {
+	case l.r < len(l.runs) && l.runs[l.r].At <= l.place:
+		d := l.runs[l.r]
+		c = recordedCallee{seq: -1, fn: d.Func, within: d.Within}
+		if l.inRun++; l.inRun == d.N {
+			l.r, l.inRun = l.r+1, 0
+		}
+	case l.k < len(l.kept):
+		c = l.kept[l.k]
+		l.k++
+	default:
+		return c, false
+	}
+	l.place++
+	return c, true
 }
 
 // isUser reports whether a stack frame runs a function of the recording.

@@ -55,11 +55,10 @@ type inFrame struct {
 	// indirectEntries are the entry addresses of the functions that
 	// library code called for this frame, per the recording.
 	indirectEntries []uint64
-	// callees are the frame's direct callees in the recording, the
-	// next of them nextCallee (see directCallee); calleesLost is set
-	// when the walk's calls stopped matching them.
-	callees     []recordedCallee
-	nextCallee  int
+	// callees are the frame's direct callees in the recording (see
+	// directCallee); calleesLost is set when the walk's calls stopped
+	// matching them.
+	callees     *calleeList
 	calleesLost bool
 	// noSkip turns off the counting of a callee's recursive entries when
 	// a call is stepped over with a return breakpoint (see skipAhead).

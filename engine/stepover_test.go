@@ -78,8 +78,8 @@ func TestStepOverPastLimit(t *testing.T) {
 	if n, last, ok := rec.EntriesWithin(f.Seq + 1); !ok || last >= 0 || n == 0 {
 		t.Fatalf("fib#2's first callee: EntriesWithin = %d, %d, %v; want a count with frames dropped", n, last, ok)
 	}
-	if d := rec.DroppedCallees(f.Seq); len(d) != 1 || d[0].At != 1 || d[0].Within == 0 {
-		t.Fatalf("fib#2's callees dropped past the limit: %+v; want its second, with its recursive calls", d)
+	if d, cut := rec.DroppedCallees(f.Seq); len(d) != 1 || d[0].At != 1 || d[0].N != 1 || d[0].Within == 0 || cut >= 0 {
+		t.Fatalf("fib#2's callees dropped past the limit: %+v, cut at %d; want its second, with its recursive calls", d, cut)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -157,20 +157,24 @@ func TestSkipAhead(t *testing.T) {
 
 // TestRecordedCallees: the callees a trace steps over are the frame's
 // direct callees kept, with those dropped past the frame limit in their
-// places (the kept ones alone if the places do not fit); a call of another
-// function than the next one's loses them for the rest of the trace.
+// places (the kept ones alone if the places do not fit), up to the first
+// place the recording does not know; a call of another function than the
+// next one's loses them for the rest of the trace.
 func TestRecordedCallees(t *testing.T) {
 	walk := trace.FID{Func: "main.walk", Index: 1}
-	build := func(dropped ...trace.DroppedCallee) *inFrame {
+	build := func(maxRuns int, dropped ...trace.DroppedCallee) *inFrame {
 		r := trace.NewRecording(
 			&trace.Frame{FID: walk, Goroutine: 1, EntrySeq: 1, ExitSeq: 20, Exit: trace.Returned},
 			&trace.Frame{FID: trace.FID{Func: "main.a", Index: 1}, Caller: walk, Goroutine: 1, EntrySeq: 2, ExitSeq: 3, Exit: trace.Returned},
 			&trace.Frame{FID: trace.FID{Func: "main.b", Index: 1}, Caller: walk, Goroutine: 1, EntrySeq: 8, ExitSeq: 9, Exit: trace.Returned},
 			&trace.Frame{FID: trace.FID{Func: "main.c", Index: 1}, Caller: walk, Goroutine: 2, EntrySeq: 10, ExitSeq: 11, Exit: trace.Returned, Spawn: true},
 		)
+		r.LimitDroppedCallees(maxRuns)
 		for _, d := range dropped {
 			fn := r.FuncID(d.Func, trace.Pos{})
-			r.AddDroppedCallee(0, d.At, fn, d.Within)
+			for i := range d.N {
+				r.AddDroppedCallee(0, d.At+i, fn, d.Within)
+			}
 		}
 		r.Index()
 		f, _ := r.Frame(walk)
@@ -179,24 +183,27 @@ func TestRecordedCallees(t *testing.T) {
 	enter := func(in *inFrame, fn string) *recordedCallee {
 		return in.directCallee(&proc.Stackframe{Current: proc.Location{Fn: &proc.Function{Name: fn}}})
 	}
-	in := build(trace.DroppedCallee{At: 1, Func: "main.walk", Within: 5}, trace.DroppedCallee{At: 3, Func: "main.walk"})
-	for i, want := range []recordedCallee{{seq: 1, fn: "main.a"}, {seq: -1, fn: "main.walk", within: 5}, {seq: 2, fn: "main.b"}, {seq: -1, fn: "main.walk"}} {
-		if got := enter(in, want.fn); got == nil || *got != want {
-			t.Fatalf("call %d, of %s: callee %+v, want %+v", i, want.fn, got, want)
+	calls := func(name string, in *inFrame, want ...recordedCallee) {
+		t.Helper()
+		for i, w := range want {
+			if got := enter(in, w.fn); got == nil || *got != w {
+				t.Fatalf("%s: call %d, of %s: callee %+v, want %+v", name, i, w.fn, got, w)
+			}
+		}
+		if got := enter(in, "main.walk"); got != nil {
+			t.Errorf("%s: call %d: callee %+v, want none", name, len(want), got)
 		}
 	}
-	if got := enter(in, "main.walk"); got != nil {
-		t.Errorf("a fifth call: callee %+v, want none", got)
-	}
-
-	// Places past the callees: the kept ones alone.
-	in = build(trace.DroppedCallee{At: 7, Func: "main.walk", Within: 5})
-	if got := in.recordedCallees(); len(got) != 2 || got[0].fn != "main.a" || got[1].fn != "main.b" {
-		t.Errorf("with a place past the callees: %+v, want main.a and main.b kept", got)
-	}
+	a, b := recordedCallee{seq: 1, fn: "main.a"}, recordedCallee{seq: 2, fn: "main.b"}
+	calls("places fit", build(0, trace.DroppedCallee{At: 1, N: 1, Func: "main.walk", Within: 5}, trace.DroppedCallee{At: 3, N: 2, Func: "main.walk"}),
+		a, recordedCallee{seq: -1, fn: "main.walk", within: 5}, b, recordedCallee{seq: -1, fn: "main.walk"}, recordedCallee{seq: -1, fn: "main.walk"})
+	calls("places past the callees", build(0, trace.DroppedCallee{At: 7, N: 1, Func: "main.walk", Within: 5}), a, b)
+	// One run allowed: the callees from the second's place are not known.
+	calls("places cut", build(1, trace.DroppedCallee{At: 1, N: 1, Func: "main.walk", Within: 5}, trace.DroppedCallee{At: 3, N: 1, Func: "main.walk", Within: 2}),
+		a, recordedCallee{seq: -1, fn: "main.walk", within: 5}, b)
 
 	// Another function called than the recording's next callee.
-	in = build(trace.DroppedCallee{At: 0, Func: "main.walk", Within: 5})
+	in := build(0, trace.DroppedCallee{At: 0, N: 1, Func: "main.walk", Within: 5})
 	if got := enter(in, "main.a"); got != nil {
 		t.Fatalf("main.a called where the recording has main.walk dropped: callee %+v", got)
 	}

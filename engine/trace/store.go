@@ -207,9 +207,13 @@ type store struct {
 	withinLast int32
 	// droppedKids lists, for the frames whose direct callees a recorder
 	// dropped past its frame limit, those callees (see AddDroppedCallee);
-	// droppedKidsLast is the last such frame (as withinLast).
-	droppedKids     map[int32][]DroppedCallee
+	// droppedKidsLast is the last such frame (as withinLast). Their runs
+	// number droppedRuns, at most maxDroppedRuns when that is not 0 (see
+	// LimitDroppedCallees).
+	droppedKids     map[int32]*droppedKids
 	droppedKidsLast int32
+	droppedRuns     int
+	maxDroppedRuns  int
 	// callers are the callers named by FID of frames added with
 	// pendingCaller (Add), and, after Index, of frames whose caller is
 	// not in the recording.
@@ -381,7 +385,10 @@ func (r *Recording) DropLast() {
 		delete(r.within, int32(seq))
 	}
 	if int32(seq) <= r.droppedKidsLast && len(r.droppedKids) > 0 {
-		delete(r.droppedKids, int32(seq))
+		if d := r.droppedKids[int32(seq)]; d != nil {
+			r.droppedRuns -= len(d.runs)
+			delete(r.droppedKids, int32(seq))
+		}
 	}
 	r.rows = r.rows[:seq]
 	r.indexed = false
@@ -399,36 +406,93 @@ func (r *Recording) SetDroppedWithin(seq, n int) {
 	r.withinLast = max(r.withinLast, int32(seq))
 }
 
-// DroppedCallee is a direct callee of a frame that the recorder dropped
-// past its frame limit as it returned: At is its place among the frame's
-// direct callees (those neither spawned nor called by library code, kept
-// or dropped, in order of entry), Func its function's name, and Within
-// how many frames of that function it entered on its goroutine (its
-// recursive calls, at any depth; see EntriesWithin).
+// DroppedCallee is a run of direct callees of a frame that the recorder
+// dropped past its frame limit as they returned: the N callees at places
+// At to At+N-1 among the frame's direct callees (those neither spawned nor
+// called by library code, kept or dropped, in order of entry), each of the
+// function Func and having entered Within frames of it on its goroutine
+// (its recursive calls, at any depth; see EntriesWithin).
 type DroppedCallee struct {
-	At     int
+	At, N  int
 	Func   string
 	Within int
+}
+
+// droppedKids is what a recording holds of a frame's dropped callees: the
+// runs, and cut, the first place at which a callee dropped was not listed
+// (-1: none), the runs having reached their limit.
+type droppedKids struct {
+	runs []droppedRun
+	cut  int32
+}
+
+// droppedRun is a DroppedCallee by FuncID, in 16 bytes.
+type droppedRun struct {
+	at, n  int32
+	fn     uint32
+	within int32
+}
+
+// LimitDroppedCallees bounds the runs of dropped callees that the
+// recording holds, for all its frames, to n (see AddDroppedCallee): a
+// frame kept that calls a function millions of times past the frame limit
+// (a loop of main) would otherwise hold as many entries.
+func (r *Recording) LimitDroppedCallees(n int) {
+	r.maxDroppedRuns = n
 }
 
 // AddDroppedCallee says that the direct callee at place at (see
 // DroppedCallee) of frame seq, of function fn (a FuncID), which made
 // within recursive calls, was dropped past the frame limit: a debugger
 // stepping over that call can then skip its recursive calls as it does a
-// kept callee's. The entries of a frame go with it when it is dropped
-// (DropLast), all of them with Keep.
+// kept callee's. Callees must be added in the order of their places. One
+// that follows the last of the same function with the same count extends
+// its run; one that would need a run past the limit (LimitDroppedCallees)
+// is not listed, nor is any later one of the frame: the frame's callees
+// are known up to that place (see DroppedCallees). The callees of a frame
+// go with it when it is dropped (DropLast), all of them with Keep.
 func (r *Recording) AddDroppedCallee(seq, at int, fn uint32, within int) {
 	if r.droppedKids == nil {
-		r.droppedKids = map[int32][]DroppedCallee{}
+		r.droppedKids = map[int32]*droppedKids{}
 	}
-	r.droppedKids[int32(seq)] = append(r.droppedKids[int32(seq)], DroppedCallee{At: at, Func: r.funcs[fn].name, Within: within})
-	r.droppedKidsLast = max(r.droppedKidsLast, int32(seq))
+	d := r.droppedKids[int32(seq)]
+	if d == nil {
+		d = &droppedKids{cut: -1}
+		r.droppedKids[int32(seq)] = d
+		r.droppedKidsLast = max(r.droppedKidsLast, int32(seq))
+	}
+	if d.cut >= 0 {
+		return
+	}
+	if n := len(d.runs); n > 0 {
+		last := &d.runs[n-1]
+		if last.fn == fn && last.within == int32(within) && int(last.at+last.n) == at {
+			last.n++
+			return
+		}
+	}
+	if r.maxDroppedRuns > 0 && r.droppedRuns >= r.maxDroppedRuns {
+		d.cut = int32(at)
+		return
+	}
+	d.runs = append(d.runs, droppedRun{at: int32(at), n: 1, fn: fn, within: int32(within)})
+	r.droppedRuns++
 }
 
 // DroppedCallees returns the direct callees of frame seq that were dropped
-// past the frame limit, by place (see AddDroppedCallee).
-func (r *Recording) DroppedCallees(seq int) []DroppedCallee {
-	return r.droppedKids[int32(seq)]
+// past the frame limit, as runs in the order of their places (see
+// AddDroppedCallee), and cut, the first place whose callee is not known
+// (one dropped that was not listed, and the places after it), or -1 when
+// every callee dropped is listed.
+func (r *Recording) DroppedCallees(seq int) (runs []DroppedCallee, cut int) {
+	d := r.droppedKids[int32(seq)]
+	if d == nil {
+		return nil, -1
+	}
+	for _, w := range d.runs {
+		runs = append(runs, DroppedCallee{At: int(w.at), N: int(w.n), Func: r.funcs[w.fn].name, Within: int(w.within)})
+	}
+	return runs, int(d.cut)
 }
 
 // SetSpawn makes frame seq the first frame of a goroutine that frame
@@ -1038,7 +1102,7 @@ func (r *Recording) Keep(keep []bool) {
 	// The frames dropped here were not counted (see SetDroppedWithin),
 	// nor are the places of the callees kept (see AddDroppedCallee).
 	r.within, r.withinLast = nil, 0
-	r.droppedKids, r.droppedKidsLast = nil, 0
+	r.droppedKids, r.droppedKidsLast, r.droppedRuns = nil, 0, 0
 	r.indexed, r.uncounted = false, true
 }
 

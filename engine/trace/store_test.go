@@ -806,8 +806,9 @@ func TestEntriesWithinDropped(t *testing.T) {
 }
 
 // TestDroppedCallees: the direct callees dropped past the frame limit are
-// listed by their caller, go when their caller is dropped (its Seq then
-// another frame's), and all go with Keep, which does not place them.
+// listed by their caller, in runs of one function and count, go when their
+// caller is dropped (its Seq then another frame's), and all go with Keep,
+// which does not place them.
 func TestDroppedCallees(t *testing.T) {
 	r := NewRecording(
 		&Frame{FID: FID{"main.walk", 1}, Goroutine: 1, EntrySeq: 1, ExitSeq: 40, Exit: Returned},
@@ -815,25 +816,65 @@ func TestDroppedCallees(t *testing.T) {
 		&Frame{FID: FID{"main.walk", 9}, Caller: FID{"main.walk", 1}, Goroutine: 1, EntrySeq: 30, ExitSeq: 31, Exit: Returned},
 	)
 	walk := uint32(r.FuncNumOf(0))
-	r.AddDroppedCallee(0, 1, walk, 5)
-	r.AddDroppedCallee(0, 3, walk, 0)
-	r.AddDroppedCallee(2, 0, walk, 2)
-	want := []DroppedCallee{{At: 1, Func: "main.walk", Within: 5}, {At: 3, Func: "main.walk", Within: 0}}
-	if got := r.DroppedCallees(0); !reflect.DeepEqual(got, want) {
-		t.Errorf("DroppedCallees(main.walk#1) = %v, want %v", got, want)
+	leaf := r.FuncID("main.leaf", Pos{})
+	for _, d := range []struct{ at, within int }{{1, 5}, {3, 0}, {4, 0}, {5, 0}, {6, 2}, {8, 2}} {
+		r.AddDroppedCallee(0, d.at, walk, d.within)
 	}
-	if got := r.DroppedCallees(1); got != nil {
-		t.Errorf("DroppedCallees(main.walk#2) = %v, want none", got)
+	r.AddDroppedCallee(0, 9, leaf, 2)
+	r.AddDroppedCallee(2, 0, walk, 2)
+	want := []DroppedCallee{
+		{At: 1, N: 1, Func: "main.walk", Within: 5},
+		{At: 3, N: 3, Func: "main.walk", Within: 0},
+		{At: 6, N: 1, Func: "main.walk", Within: 2},
+		{At: 8, N: 1, Func: "main.walk", Within: 2},
+		{At: 9, N: 1, Func: "main.leaf", Within: 2},
+	}
+	if got, cut := r.DroppedCallees(0); !reflect.DeepEqual(got, want) || cut != -1 {
+		t.Errorf("DroppedCallees(main.walk#1) = %v, cut %d, want %v, none cut", got, cut, want)
+	}
+	if got, cut := r.DroppedCallees(1); got != nil || cut != -1 {
+		t.Errorf("DroppedCallees(main.walk#2) = %v, cut %d, want none", got, cut)
 	}
 	// walk#9 dropped, its Seq taken by a frame that dropped nothing.
 	r.DropLast()
 	r.Enter(&Entry{Func: walk, Index: 10, Parent: 0, Goroutine: 1, EntrySeq: 32})
-	if got := r.DroppedCallees(2); got != nil {
+	if got, _ := r.DroppedCallees(2); got != nil {
 		t.Errorf("DroppedCallees(main.walk#10) = %v: the callees of the frame dropped before it stayed", got)
 	}
 	r.Keep([]bool{true, false, true})
-	if got := r.DroppedCallees(0); got != nil {
+	if got, _ := r.DroppedCallees(0); got != nil {
 		t.Errorf("DroppedCallees(main.walk#1) = %v after Keep dropped one of its callees", got)
+	}
+}
+
+// TestDroppedCalleesLimit: past the limit on runs, a frame's callees are
+// known up to the first one not listed; a run still grows; the runs of a
+// frame dropped no longer count.
+func TestDroppedCalleesLimit(t *testing.T) {
+	r := NewRecording(
+		&Frame{FID: FID{"main.main", 1}, Goroutine: 1, EntrySeq: 1, Exit: Running},
+		&Frame{FID: FID{"main.f", 1}, Caller: FID{"main.main", 1}, Goroutine: 1, EntrySeq: 2, Exit: Running},
+	)
+	r.LimitDroppedCallees(3)
+	f, g := uint32(r.FuncNumOf(1)), r.FuncID("main.g", Pos{})
+	r.AddDroppedCallee(1, 0, g, 0)
+	for at := range 1000 {
+		r.AddDroppedCallee(0, at, []uint32{f, f, g}[at%3], 0)
+	}
+	// f, f, g, f, f, g…: runs of f f and g, which with main.f#1's make
+	// the limit; the next goes unlisted.
+	want := []DroppedCallee{{At: 0, N: 2, Func: "main.f"}, {At: 2, N: 1, Func: "main.g"}}
+	if got, cut := r.DroppedCallees(0); !reflect.DeepEqual(got, want) || cut != 3 {
+		t.Errorf("DroppedCallees(main.main#1) = %v, cut %d, want %v, cut 3", got, cut, want)
+	}
+	// main.f#1 dropped: its run is free for another frame's callees.
+	r.DropLast()
+	r.Enter(&Entry{Func: f, Index: 2, Parent: 0, Goroutine: 1, EntrySeq: 5000})
+	r.AddDroppedCallee(1, 0, g, 0)
+	r.AddDroppedCallee(1, 1, f, 0)
+	want = []DroppedCallee{{At: 0, N: 1, Func: "main.g"}}
+	if got, cut := r.DroppedCallees(1); !reflect.DeepEqual(got, want) || cut != 1 {
+		t.Errorf("DroppedCallees(main.f#2) = %v, cut %d, want %v, cut 1", got, cut, want)
 	}
 }
 
