@@ -301,7 +301,7 @@ func newBuilder(in *instrumented, lim Limits, syms symbols, f *instrument.File, 
 	if err != nil {
 		return nil, fmt.Errorf("reading the instrumented binary's symbols: %w", err)
 	}
-	return &builder{
+	b := &builder{
 		bi: bi, path: in.path, file: f, sites: in.sites, lim: lim,
 		rec:      &trace.Recording{},
 		counts:   map[string]*int{},
@@ -319,7 +319,11 @@ func newBuilder(in *instrumented, lim Limits, syms symbols, f *instrument.File, 
 		argNames: make([][]trace.Str, len(in.sites)),
 		resNames: make([][]trace.Str, len(in.sites)),
 		lazy:     f.LazyValues,
-	}, nil
+	}
+	// The callees dropped under the frames kept take at most 4 bytes a
+	// frame kept (16 a run of them), or 16 KB under a small limit.
+	b.rec.LimitDroppedCallees(max(lim.MaxFrames/4, 1<<10))
+	return b, nil
 }
 
 // indexLive builds the index from the records as the target writes them,

@@ -222,6 +222,63 @@ func TestInstrumentDroppedCallees(t *testing.T) {
 	}
 }
 
+// TestInstrumentDroppedCalleesBounded: a frame kept that makes thousands
+// of calls past the frame limit lists them in runs of one function, and
+// only up to a bound, past which it says from what place its callees are
+// not known: the memory they take stays a few bytes a frame kept.
+func TestInstrumentDroppedCalleesBounded(t *testing.T) {
+	dir := writeModule(t, map[string]string{"go.mod": "module example.com/loops\n\ngo 1.22\n", "main.go": `package main
+
+import "fmt"
+
+func h(i int) int { return i + 1 }
+func f(i int) int { return i * 3 }
+func g(i int) int { return i - 1 }
+
+func main() {
+	s := 0
+	for i := range 5000 {
+		s += h(i)
+	}
+	for i := range 30000 {
+		if i%3 == 2 {
+			s += g(i)
+		} else {
+			s += f(i)
+		}
+	}
+	fmt.Println(s)
+}
+`})
+	s, _ := openInstrumented(t, []string{"go", "run", "."}, dir, Limits{MaxFrames: 100}, time.Minute)
+	rec := s.Recording()
+	main, err := rec.Frame(trace.FID{Func: "main.main", Index: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := len(rec.Children(main.Seq))
+	runs, cut := rec.DroppedCallees(main.Seq)
+	if len(runs) == 0 || runs[0] != (trace.DroppedCallee{At: kept, N: 5000 - kept, Func: "main.h"}) {
+		t.Fatalf("main's callees dropped: %+v…; want main.h's %d calls past the %d kept first", runs[:min(len(runs), 1)], 5000-kept, kept)
+	}
+	// f, f, g, f, f, g…: two runs for three calls, far more than the
+	// bound of 1,024 runs for a limit of 100 frames.
+	if n := len(runs); n > 1024 || cut < 0 || cut != runs[n-1].At+runs[n-1].N {
+		t.Fatalf("%d runs, cut at place %d: want at most 1,024, cut after the last", n, cut)
+	}
+	for _, d := range runs[1:] {
+		for at := d.At; at < d.At+d.N; at++ {
+			want := "main.f"
+			if (at-5000)%3 == 2 {
+				want = "main.g"
+			}
+			if d.Func != want || d.Within != 0 {
+				t.Fatalf("the callee at place %d: %s with %d recursive calls, want %s with none", at, d.Func, d.Within, want)
+			}
+		}
+	}
+}
+
 // TestInstrumentMaxFramesValues: the values of the frames kept past the
 // frame limit stay readable in the record file while the file is trimmed
 // of the others' (the trim ran while the limit chose the frames kept, and
