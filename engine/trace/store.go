@@ -65,6 +65,9 @@ const (
 	flagIndirect
 	// flagRecovered: the panic that unwound the frame was recovered.
 	flagRecovered
+	// flagUnlisted: a direct callee of the frame was dropped and not
+	// listed (see SetCalleesUnlisted).
+	flagUnlisted
 )
 
 var exitKinds = [...]Exit{Running, Returned, Panicked, Goexited, Unrecorded}
@@ -411,7 +414,8 @@ func (r *Recording) SetDroppedWithin(seq, n int) {
 // At to At+N-1 among the frame's direct callees (those neither spawned nor
 // called by library code, kept or dropped, in order of entry), each of the
 // function Func and having entered Within frames of it on its goroutine
-// (its recursive calls, at any depth; see EntriesWithin).
+// (its recursive calls, at any depth; see EntriesWithin), or -1 when that
+// is not known (a callee that a recovered panic unwound, dropped by Keep).
 type DroppedCallee struct {
 	At, N  int
 	Func   string
@@ -479,12 +483,23 @@ func (r *Recording) AddDroppedCallee(seq, at int, fn uint32, within int) {
 	r.droppedRuns++
 }
 
+// SetCalleesUnlisted says that a direct callee of frame seq was dropped
+// past the frame limit and not listed (AddDroppedCallee): the callees
+// dropped of seq are then not known (DroppedCallees), and Keep does not
+// place those it drops.
+func (r *Recording) SetCalleesUnlisted(seq int) {
+	r.rows[seq].flags |= flagUnlisted
+}
+
 // DroppedCallees returns the direct callees of frame seq that were dropped
 // past the frame limit, as runs in the order of their places (see
 // AddDroppedCallee), and cut, the first place whose callee is not known
 // (one dropped that was not listed, and the places after it), or -1 when
 // every callee dropped is listed.
 func (r *Recording) DroppedCallees(seq int) (runs []DroppedCallee, cut int) {
+	if r.rows[seq].flags&flagUnlisted != 0 {
+		return nil, 0
+	}
 	d := r.droppedKids[int32(seq)]
 	if d == nil {
 		return nil, -1
@@ -1044,7 +1059,9 @@ func (r *Recording) runOrder(seq int32) uint64 {
 
 // Keep keeps the frames whose keep is set (a frame limit), and drops
 // the others. A kept frame whose caller is dropped becomes a root frame,
-// which names its caller by FID.
+// which names its caller by FID. The frames dropped count among the
+// recursive calls of those kept above them, and are listed among the
+// dropped callees of their callers kept (see keptCounts).
 //
 // The rows move down in place: a recording off the heap stays there
 // (copying hundreds of thousands of rows to memory the process never
@@ -1065,6 +1082,7 @@ func (r *Recording) Keep(keep []bool) {
 			n++
 		}
 	}
+	within, kids := r.keptCounts(keep, to)
 	// The callers dropped are named while their rows are there.
 	var callers map[int32]FID
 	name := func(seq int32, c FID) {
@@ -1099,11 +1117,133 @@ func (r *Recording) Keep(keep []bool) {
 	r.callers = callers
 	r.panics = rekey(r.panics, to)
 	r.spawnSeq = rekey(r.spawnSeq, to)
-	// The frames dropped here were not counted (see SetDroppedWithin),
-	// nor are the places of the callees kept (see AddDroppedCallee).
-	r.within, r.withinLast = nil, 0
-	r.droppedKids, r.droppedKidsLast, r.droppedRuns = nil, 0, 0
+	r.within, r.withinLast = within, 0
+	for seq := range within {
+		r.withinLast = max(r.withinLast, seq)
+	}
+	r.droppedKids, r.droppedKidsLast, r.droppedRuns = kids, 0, 0
+	for seq, d := range kids {
+		r.droppedKidsLast = max(r.droppedKidsLast, seq)
+		r.droppedRuns += len(d.runs)
+	}
 	r.indexed, r.uncounted = false, true
+}
+
+// keptCounts returns, for Keep, the counts of recursive calls dropped (see
+// SetDroppedWithin) and the lists of dropped callees (AddDroppedCallee) of
+// the frames kept, by their new Seqs (to), with the frames that Keep drops
+// added: a frame kept that returned counts those of its function entered
+// on its goroutine below it, and a frame kept lists its direct callees
+// dropped in their places (with their count of recursive calls, or -1
+// for a callee that a recovered panic unwound).
+func (r *Recording) keptCounts(keep []bool, to []int32) (within map[int32]int32, kids map[int32]*droppedKids) {
+	// top is the first frame dropped on the way up from each frame
+	// dropped: the parent of a top is kept, or there is none. Rows come
+	// in order of entry, after their parents.
+	type key struct {
+		seq int32
+		fn  uint32
+	}
+	top := make([]int32, len(r.rows))
+	below := map[key]int32{}  // by top and function: the frames dropped below it on its goroutine
+	counts := map[key]int32{} // by frame kept and function: the frames dropped below it on its goroutine
+	kids = map[int32]*droppedKids{}
+	for i := range r.rows {
+		if keep[i] {
+			continue
+		}
+		w := &r.rows[i]
+		t := int32(i)
+		if p := w.parent; p >= 0 && !keep[p] {
+			t = top[p]
+			if r.rows[t].goroutine == w.goroutine {
+				below[key{t, w.fn}]++
+			}
+		}
+		top[i] = t
+		if p := r.rows[t].parent; p >= 0 && r.rows[p].goroutine == w.goroutine {
+			counts[key{p, w.fn}]++
+		}
+		if p := w.parent; t == int32(i) && p >= 0 && w.flags&(flagSpawn|flagIndirect) == 0 && r.rows[p].flags&flagUnlisted == 0 {
+			kids[p] = nil // listed below
+		}
+	}
+	within = map[int32]int32{}
+	for i, n := range r.within {
+		if to[i] >= 0 {
+			within[i] = n
+		}
+	}
+	// A frame kept counts those dropped below the frames kept below it.
+	for k, n := range counts {
+		g := r.rows[k.seq].goroutine
+		for a := k.seq; a >= 0 && r.rows[a].goroutine == g; a = r.rows[a].parent {
+			if w := &r.rows[a]; w.fn == k.fn && w.exitKind == exitCode(Returned) {
+				within[a] += n
+			}
+		}
+	}
+	// The direct callees of the callers of the frames dropped, in order.
+	callees := map[int32][]int32{}
+	for i := range r.rows {
+		w := &r.rows[i]
+		if _, ok := kids[w.parent]; ok && w.parent >= 0 && w.flags&(flagSpawn|flagIndirect) == 0 {
+			callees[w.parent] = append(callees[w.parent], int32(i))
+		}
+	}
+	// Their places: past those of the callees dropped before.
+	for p, cs := range callees {
+		old := r.droppedKids[p]
+		if old == nil {
+			old = &droppedKids{cut: -1}
+		}
+		var added []droppedRun
+		place, run := int32(0), 0
+		for _, c := range cs {
+			for run < len(old.runs) && old.runs[run].at <= place {
+				place = max(place, old.runs[run].at+old.runs[run].n)
+				run++
+			}
+			if old.cut >= 0 && place >= old.cut {
+				break
+			}
+			if d := &r.rows[c]; !keep[c] {
+				n := int32(-1)
+				if d.exitKind == exitCode(Returned) {
+					n = r.within[c] + below[key{c, d.fn}]
+				}
+				added = append(added, droppedRun{at: place, n: 1, fn: d.fn, within: n})
+			}
+			place++
+		}
+		kids[p] = &droppedKids{runs: mergeRuns(old.runs, added), cut: old.cut}
+	}
+	for p, d := range r.droppedKids {
+		if _, ok := kids[p]; !ok {
+			kids[p] = d
+		}
+	}
+	return rekey(within, to), rekey(kids, to)
+}
+
+// mergeRuns merges two lists of runs sorted by place, joining runs that
+// follow each other with the same function and count.
+func mergeRuns(a, b []droppedRun) []droppedRun {
+	out := make([]droppedRun, 0, len(a)+len(b))
+	for len(a) > 0 || len(b) > 0 {
+		var d droppedRun
+		if len(b) == 0 || len(a) > 0 && a[0].at < b[0].at {
+			d, a = a[0], a[1:]
+		} else {
+			d, b = b[0], b[1:]
+		}
+		if n := len(out); n > 0 && out[n-1].fn == d.fn && out[n-1].within == d.within && out[n-1].at+out[n-1].n == d.at {
+			out[n-1].n += d.n
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
 }
 
 // rekey moves the entries of m, by Seq, to the Seqs to gives them; those

@@ -766,7 +766,7 @@ func TestStoreNoCallSites(t *testing.T) {
 // frame's recursive entries only if the recorder counted those it dropped
 // while the frame ran (SetDroppedWithin): they add to those kept, and the
 // last entry is then not known. The count goes with its frame when the
-// frame is dropped, and Keep, whose drops are not counted, forgets them.
+// frame is dropped, and Keep adds its drops to it.
 func TestEntriesWithinDropped(t *testing.T) {
 	build := func() *Recording {
 		r := NewRecording(
@@ -800,15 +800,15 @@ func TestEntriesWithinDropped(t *testing.T) {
 	}
 	r.Keep([]bool{true, false, true})
 	r.Index()
-	if n, _, ok := r.EntriesWithin(0); ok {
-		t.Errorf("EntriesWithin(main.walk#1) = %d, ok, after Keep dropped a frame it did not count", n)
+	if n, last, ok := r.EntriesWithin(0); n != 8 || last != -1 || !ok {
+		t.Errorf("EntriesWithin(main.walk#1) = %d, %d, %v after Keep dropped walk#2; want 8 (1 kept, 7 dropped), -1, true", n, last, ok)
 	}
 }
 
 // TestDroppedCallees: the direct callees dropped past the frame limit are
 // listed by their caller, in runs of one function and count, go when their
-// caller is dropped (its Seq then another frame's), and all go with Keep,
-// which does not place them.
+// caller is dropped (its Seq then another frame's), and Keep places those
+// it drops among them (TestKeepCounts).
 func TestDroppedCallees(t *testing.T) {
 	r := NewRecording(
 		&Frame{FID: FID{"main.walk", 1}, Goroutine: 1, EntrySeq: 1, ExitSeq: 40, Exit: Returned},
@@ -842,8 +842,79 @@ func TestDroppedCallees(t *testing.T) {
 		t.Errorf("DroppedCallees(main.walk#10) = %v: the callees of the frame dropped before it stayed", got)
 	}
 	r.Keep([]bool{true, false, true})
-	if got, _ := r.DroppedCallees(0); got != nil {
-		t.Errorf("DroppedCallees(main.walk#1) = %v after Keep dropped one of its callees", got)
+	want = append([]DroppedCallee{{At: 0, N: 1, Func: "main.walk"}}, want...)
+	if got, cut := r.DroppedCallees(0); !reflect.DeepEqual(got, want) || cut != -1 {
+		t.Errorf("DroppedCallees(main.walk#1) = %v, cut %d after Keep dropped walk#2; want %v, none cut", got, cut, want)
+	}
+	// A callee dropped and not listed: none known.
+	r.SetCalleesUnlisted(0)
+	if got, cut := r.DroppedCallees(0); got != nil || cut != 0 {
+		t.Errorf("DroppedCallees(main.walk#1) = %v, cut %d with a callee unlisted; want none known", got, cut)
+	}
+}
+
+// TestKeepCounts: the frames that Keep drops count among the recursive
+// calls of the frames kept above them that returned, on their goroutine
+// (not those of a goroutine they created), and those called directly by a
+// frame kept are listed among its dropped callees, in their places with
+// those dropped before, counting their own recursive calls, or -1 for one
+// that a recovered panic unwound.
+func TestKeepCounts(t *testing.T) {
+	main, walk1, walk2, walk6 := FID{"main.main", 1}, FID{"main.walk", 1}, FID{"main.walk", 2}, FID{"main.walk", 6}
+	frames := []*Frame{
+		{FID: main, Goroutine: 1, EntrySeq: 1, ExitSeq: 100, Exit: Returned},
+		{FID: walk1, Caller: main, Goroutine: 1, EntrySeq: 2, ExitSeq: 90, Exit: Returned},
+		{FID: walk2, Caller: walk1, Goroutine: 1, EntrySeq: 3, ExitSeq: 20, Exit: Returned},
+		{FID: FID{"main.walk", 3}, Caller: walk2, Goroutine: 1, EntrySeq: 4, ExitSeq: 10, Exit: Returned},
+		{FID: FID{"main.leaf", 1}, Caller: FID{"main.walk", 3}, Goroutine: 1, EntrySeq: 5, ExitSeq: 6, Exit: Returned},
+		{FID: FID{"main.walk", 4}, Caller: walk2, Goroutine: 1, EntrySeq: 11, ExitSeq: 12, Exit: Returned},
+		{FID: FID{"main.work", 1}, Caller: walk2, Goroutine: 2, EntrySeq: 13, ExitSeq: 19, Exit: Returned, Spawn: true},
+		{FID: FID{"main.walk", 5}, Caller: FID{"main.work", 1}, Goroutine: 2, EntrySeq: 14, ExitSeq: 15, Exit: Returned},
+		{FID: walk6, Caller: walk1, Goroutine: 1, EntrySeq: 21, ExitSeq: 30, Exit: Returned},
+		{FID: FID{"main.walk", 7}, Caller: walk6, Goroutine: 1, EntrySeq: 22, ExitSeq: 23, Exit: Returned},
+		{FID: FID{"main.walk", 8}, Caller: walk1, Goroutine: 1, EntrySeq: 31, ExitSeq: 40, Exit: Panicked},
+		{FID: FID{"main.leaf", 2}, Caller: main, Goroutine: 1, EntrySeq: 91, ExitSeq: 92, Exit: Returned},
+		{FID: FID{"main.leaf", 3}, Caller: FID{"main.leaf", 2}, Goroutine: 1, EntrySeq: 93, ExitSeq: 94, Exit: Returned},
+	}
+	r := NewRecording(frames...)
+	r.SetRecovered(10)
+	r.SetCalleesUnlisted(11) // leaf#2: a callee of another function dropped before leaf#3, say
+	r.Dropped, r.CompleteBefore = true, 3
+	walk := uint32(r.FuncNumOf(1))
+	r.SetDroppedWithin(1, 3)
+	r.AddDroppedCallee(1, 1, walk, 4) // between walk#2 and walk#6
+	r.Keep([]bool{true, true, false, false, false, false, false, false, true, false, false, true, false})
+	r.Index()
+	for _, c := range []struct {
+		fid  FID
+		n    int
+		ok   bool
+		why  string
+		runs []DroppedCallee
+	}{
+		{main, 0, false, "it ran past the frames kept whole and counted none dropped", nil},
+		{walk1, 9, true, "walk#6 kept; 3 counted, walk#2, 3, 4, 7 and 8 dropped here, not walk#5 of goroutine 2", []DroppedCallee{
+			{At: 0, N: 1, Func: "main.walk", Within: 2},
+			{At: 1, N: 1, Func: "main.walk", Within: 4},
+			{At: 3, N: 1, Func: "main.walk", Within: -1},
+		}},
+		{walk6, 1, true, "walk#7 dropped here", []DroppedCallee{{At: 0, N: 1, Func: "main.walk"}}},
+		{FID{"main.leaf", 2}, 1, true, "leaf#3 dropped here", nil},
+	} {
+		f, err := r.Frame(c.fid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, last, ok := r.EntriesWithin(f.Seq); n != c.n || ok != c.ok || last != -1 {
+			t.Errorf("EntriesWithin(%s) = %d, %d, %v; want %d, -1, %v (%s)", c.fid, n, last, ok, c.n, c.ok, c.why)
+		}
+		wantCut := -1
+		if c.fid.Func == "main.leaf" {
+			wantCut = 0 // unlisted: Keep does not place leaf#3
+		}
+		if runs, cut := r.DroppedCallees(f.Seq); !reflect.DeepEqual(runs, c.runs) || cut != wantCut {
+			t.Errorf("DroppedCallees(%s) = %+v, cut %d; want %+v, cut %d", c.fid, runs, cut, c.runs, wantCut)
+		}
 	}
 }
 
