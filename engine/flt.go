@@ -179,7 +179,7 @@ func (in *inFrame) setGoLines(insts []proc.AsmInstruction) {
 // recordedCallee is a direct callee of the frame in the recording: a frame
 // kept (seq), or one dropped past the frame limit (seq -1), of which the
 // recording says its function and how many recursive calls it made
-// (within; see trace.DroppedCallee).
+// (within, -1 if it cannot say; see trace.DroppedCallee).
 type recordedCallee struct {
 	seq    int
 	fn     string

@@ -1168,13 +1168,7 @@ func (b *builder) leave(r *instrument.Record) {
 			b.attach(top, r, fn, o.site, true)
 		}
 		if top >= b.lim.MaxFrames {
-			parent := b.rec.ParentOf(top)
-			b.dropDone()
-			// Dropped, with its subtree: a caller among the frames
-			// always kept learns how many recursive calls it made.
-			if top >= b.rec.Len() && o.at >= 0 && parent >= 0 && parent < b.lim.MaxFrames {
-				b.rec.AddDroppedCallee(parent, int(o.at), fn, int(gs.droppedOf(fn)-o.dropped)-1)
-			}
+			b.dropDone(top, o)
 		}
 		// Frames were dropped while this one ran, and it is kept (for
 		// now): how many of its function, on its goroutine, tells its
@@ -1200,7 +1194,14 @@ func (b *builder) panickedAt(seq int) bool {
 // frames it keeps; the values copied for them since they were entered go
 // too, but for those of earlier frames. (Their function's count of
 // frames stays: the FIDs of later frames are the Delve recorder's.)
-func (b *builder) dropDone() {
+//
+// The frame that has just returned, ended (o its open frame), goes with
+// its subtree: a caller among the frames always kept lists it, with how
+// many recursive calls it made (trace.Recording.AddDroppedCallee). The
+// callers of the others, which ended earlier (the frames after them, of
+// other goroutines, were not done), or of ended under a caller past the
+// limit, learn that their callees dropped are not known.
+func (b *builder) dropDone(ended int, o iopen) {
 	for seq := b.rec.Len() - 1; seq >= b.lim.MaxFrames; seq-- {
 		if b.rec.ExitOf(seq) != trace.Returned && !b.rec.RecoveredOf(seq) ||
 			b.rec.SpawnOf(seq) || b.pinned[seq] || b.rec.StoresValues(seq) {
@@ -1219,6 +1220,13 @@ func (b *builder) dropDone() {
 			g.dropped = append(g.dropped, make([]int32, fn+1-len(g.dropped))...)
 		}
 		g.dropped[fn]++
+		if p := b.rec.ParentOf(seq); p >= 0 && !b.rec.IndirectOf(seq) {
+			if seq == ended && o.at >= 0 && p < b.lim.MaxFrames {
+				b.rec.AddDroppedCallee(p, int(o.at), uint32(fn), int(g.dropped[fn]-o.dropped)-1)
+			} else {
+				b.rec.SetCalleesUnlisted(p)
+			}
+		}
 		b.rec.DropLast()
 		b.dropped++
 	}

@@ -166,11 +166,59 @@ func TestInstrumentEntriesWithinPastLimit(t *testing.T) {
 // TestInstrumentDroppedCallees: with a frame limit, a frame always kept
 // lists its direct callees dropped past the limit, each at its place among
 // its direct callees, with as many recursive calls as a recording of the
-// whole run says that callee made.
+// whole run says that callee made; so does a frame whose callee the limit
+// dropped at the end of the run (Keep: a callee that returned after its
+// goroutine created another, whose first frame came after it); and a frame
+// kept counts as many recursive calls as in the whole run.
 func TestInstrumentDroppedCallees(t *testing.T) {
-	argv := []string{"go", "run", "./testdata/fib", "15"}
-	whole, _ := openInstrumented(t, argv, repoRoot(t), Limits{}, time.Minute)
-	part, _ := openInstrumented(t, argv, repoRoot(t), Limits{MaxFrames: 40}, time.Minute)
+	t.Run("fib", func(t *testing.T) {
+		checkDroppedCallees(t, []string{"go", "run", "./testdata/fib", "15"}, repoRoot(t), "")
+	})
+	t.Run("keep", func(t *testing.T) {
+		dir := writeModule(t, map[string]string{"go.mod": "module example.com/spawner\n\ngo 1.22\n", "main.go": `package main
+
+import "fmt"
+
+func fib(n int) int {
+	if n < 2 {
+		return n
+	}
+	return fib(n-1) + fib(n-2)
+}
+
+func worker(started chan bool) { started <- true }
+
+// spawner's frames end before its goroutine's first: they stay until
+// the end of the run.
+func spawner(d int) int {
+	if d > 0 {
+		return spawner(d-1) + 1
+	}
+	started := make(chan bool)
+	go worker(started)
+	<-started
+	return 1
+}
+
+func run() int {
+	s := fib(10)
+	s += spawner(6)
+	return s + fib(12)
+}
+
+func main() { fmt.Println(run()) }
+`})
+		checkDroppedCallees(t, []string{"go", "run", "."}, dir, "main.spawner")
+	})
+}
+
+// checkDroppedCallees records argv in dir whole and kept to 40 frames,
+// and checks the callees dropped and the recursive calls of the frames
+// kept against the whole run's, and that a callee of function fn is
+// among those listed (if fn is not empty).
+func checkDroppedCallees(t *testing.T, argv []string, dir, fn string) {
+	whole, _ := openInstrumented(t, argv, dir, Limits{}, time.Minute)
+	part, _ := openInstrumented(t, argv, dir, Limits{MaxFrames: 40}, time.Minute)
 	all, rec := whole.Recording(), part.Recording()
 	direct := func(r *trace.Recording, seq int) []int {
 		var ks []int
@@ -181,24 +229,31 @@ func TestInstrumentDroppedCallees(t *testing.T) {
 		}
 		return ks
 	}
-	listed := 0
+	listed, counted, fnListed := 0, 0, false
 	for seq := range rec.Len() {
+		fid := rec.FIDOf(seq)
+		w, ok := all.Find(fid)
+		if !ok {
+			t.Fatalf("%s is not in the whole run's recording", fid)
+		}
+		if n, _, ok := rec.EntriesWithin(seq); ok {
+			counted++
+			if m, _, _ := all.EntriesWithin(w); n != m {
+				t.Errorf("%s: %d recursive calls, the whole run's %d", fid, n, m)
+			}
+		}
 		runs, cut := rec.DroppedCallees(seq)
 		if len(runs) == 0 && cut < 0 {
 			continue
 		}
-		fid := rec.FIDOf(seq)
 		if cut >= 0 {
-			t.Errorf("%s: the callees from place %d are not listed (fib(15) drops far fewer than the limit's quarter)", fid, cut)
-		}
-		w, ok := all.Find(fid)
-		if !ok {
-			t.Fatalf("%s is not in the whole run's recording", fid)
+			t.Errorf("%s: the callees from place %d are not listed (far fewer are dropped than the limit's quarter)", fid, cut)
 		}
 		want := direct(all, w)
 		n := len(direct(rec, seq))
 		for _, d := range runs {
 			n += d.N
+			fnListed = fnListed || d.Func == fn
 			for at := d.At; at < d.At+d.N; at++ {
 				listed++
 				if at < 0 || at >= len(want) {
@@ -216,9 +271,12 @@ func TestInstrumentDroppedCallees(t *testing.T) {
 			t.Errorf("%s: %d direct callees kept or dropped, the whole run's %d", fid, n, len(want))
 		}
 	}
-	// fib(15)'s first frames call past the limit.
-	if listed == 0 {
-		t.Error("no frame kept lists a callee dropped past the limit")
+	// The first frames call past the limit.
+	if listed == 0 || counted == 0 {
+		t.Errorf("%d callees dropped past the limit listed, %d frames kept counting their recursive calls", listed, counted)
+	}
+	if fn != "" && !fnListed {
+		t.Errorf("no callee of %s listed", fn)
 	}
 }
 

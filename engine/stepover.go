@@ -215,9 +215,9 @@ func (w *watcher) watch(stackHi uint64, slotOff int64) error {
 // made again without skipping.
 func (in *inFrame) skipAhead(ctx context.Context, callee *proc.Stackframe, recorded *recordedCallee) error {
 	c := in.p.counter()
-	// A callee dropped past the frame limit: its count, not its last
-	// entry.
-	n, last, ok := recorded.within, -1, true
+	// A callee dropped past the frame limit: its count, if known, not
+	// its last entry.
+	n, last, ok := recorded.within, -1, recorded.within >= 0
 	if recorded.seq >= 0 {
 		n, last, ok = in.rec.EntriesWithin(recorded.seq)
 	}

@@ -102,7 +102,8 @@ func TestStepOverPastLimit(t *testing.T) {
 // are the recording's. Told that the callee is another frame, whose
 // subtree is larger (fib#2's) or smaller (fib#4's), it counts to another
 // entry, or past the run's end: the trace must then be made again
-// without skipping (errSkipAhead).
+// without skipping (errSkipAhead). Told that the callee was dropped with
+// its recursive calls not known, it does not skip.
 func TestSkipAhead(t *testing.T) {
 	before := watchpoints.Load()
 	t.Cleanup(func() { watchpoints.Store(before) })
@@ -120,9 +121,9 @@ func TestSkipAhead(t *testing.T) {
 		return s
 	}
 	for _, tc := range []struct {
-		recorded int
-		want     error
-	}{{seq(3), nil}, {seq(2), errSkipAhead}, {seq(4), errSkipAhead}} {
+		recorded, within int
+		want             error
+	}{{seq(3), 0, nil}, {seq(2), 0, errSkipAhead}, {seq(4), 0, errSkipAhead}, {-1, -1, nil}} {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		in, err := reach(ctx, prog, rec, f, Limits{}.withDefaults())
 		if err != nil {
@@ -147,8 +148,16 @@ func TestSkipAhead(t *testing.T) {
 				}
 			}
 		}
-		if err := in.skipAhead(ctx, callee, &recordedCallee{seq: tc.recorded, fn: "main.fib"}); err != tc.want {
-			t.Errorf("skipAhead told the callee is %s: %v, want %v", rec.FIDOf(tc.recorded), err, tc.want)
+		told := "dropped, its calls not known"
+		if tc.recorded >= 0 {
+			told = rec.FIDOf(tc.recorded).String()
+		}
+		before, _ := in.p.d.Stacktrace(in.goid, 50, 0)
+		if err := in.skipAhead(ctx, callee, &recordedCallee{seq: tc.recorded, fn: "main.fib", within: tc.within}); err != tc.want {
+			t.Errorf("skipAhead told the callee is %s: %v, want %v", told, err, tc.want)
+		}
+		if after, _ := in.p.d.Stacktrace(in.goid, 50, 0); tc.recorded < 0 && len(after) != len(before) {
+			t.Errorf("skipAhead told the callee is %s ran it from %d frames deep to %d", told, len(before), len(after))
 		}
 		in.p.kill()
 		cancel()
