@@ -181,9 +181,7 @@ func TestRecordedCallees(t *testing.T) {
 		r.LimitDroppedCallees(maxRuns)
 		for _, d := range dropped {
 			fn := r.FuncID(d.Func, trace.Pos{})
-			for i := range d.N {
-				r.AddDroppedCallee(0, d.At+i, fn, d.Within)
-			}
+			r.AddDroppedCallee(0, d.At, d.N, fn, d.Within)
 		}
 		r.Index()
 		f, _ := r.Frame(walk)

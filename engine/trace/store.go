@@ -68,6 +68,8 @@ const (
 	// flagUnlisted: a direct callee of the frame was dropped and not
 	// listed (see SetCalleesUnlisted).
 	flagUnlisted
+	// flagListed: the frame has an entry in droppedKids.
+	flagListed
 )
 
 var exitKinds = [...]Exit{Running, Returned, Panicked, Goexited, Unrecorded}
@@ -209,14 +211,12 @@ type store struct {
 	within     map[int32]int32
 	withinLast int32
 	// droppedKids lists, for the frames whose direct callees a recorder
-	// dropped past its frame limit, those callees (see AddDroppedCallee);
-	// droppedKidsLast is the last such frame (as withinLast). Their runs
-	// number droppedRuns, at most maxDroppedRuns when that is not 0 (see
-	// LimitDroppedCallees).
-	droppedKids     map[int32]*droppedKids
-	droppedKidsLast int32
-	droppedRuns     int
-	maxDroppedRuns  int
+	// dropped past its frame limit, those callees (see AddDroppedCallee;
+	// flagListed marks those frames). Their runs number droppedRuns, at
+	// most maxDroppedRuns when that is not 0 (see LimitDroppedCallees).
+	droppedKids    map[int32]*droppedKids
+	droppedRuns    int
+	maxDroppedRuns int
 	// callers are the callers named by FID of frames added with
 	// pendingCaller (Add), and, after Index, of frames whose caller is
 	// not in the recording.
@@ -389,11 +389,9 @@ func (r *Recording) DropLast() {
 	if int32(seq) <= r.withinLast && len(r.within) > 0 {
 		delete(r.within, int32(seq))
 	}
-	if int32(seq) <= r.droppedKidsLast && len(r.droppedKids) > 0 {
-		if d := r.droppedKids[int32(seq)]; d != nil {
-			r.droppedRuns -= len(d.runs)
-			delete(r.droppedKids, int32(seq))
-		}
+	if r.rows[seq].flags&flagListed != 0 {
+		r.droppedRuns -= len(r.droppedKids[int32(seq)].runs)
+		delete(r.droppedKids, int32(seq))
 	}
 	r.rows = r.rows[:seq]
 	r.indexed = false
@@ -447,33 +445,26 @@ func (r *Recording) LimitDroppedCallees(n int) {
 	r.maxDroppedRuns = n
 }
 
-// AddDroppedCallee says that the direct callee at place at (see
-// DroppedCallee) of frame seq, of function fn (a FuncID), which made
-// within recursive calls, was dropped past the frame limit: a debugger
-// stepping over that call can then skip its recursive calls as it does a
-// kept callee's. Callees must be added in the order of their places. One
-// that follows the last of the same function with the same count extends
-// its run; one that would need a run past the limit (LimitDroppedCallees)
-// is not listed, nor is any later one of the frame: the frame's callees
-// are known up to that place (see DroppedCallees). The callees of a frame
-// go with it when it is dropped (DropLast), all of them with Keep.
-func (r *Recording) AddDroppedCallee(seq, at int, fn uint32, within int) {
-	if r.droppedKids == nil {
-		r.droppedKids = map[int32]*droppedKids{}
-	}
-	d := r.droppedKids[int32(seq)]
-	if d == nil {
-		d = &droppedKids{cut: -1}
-		r.droppedKids[int32(seq)] = d
-		r.droppedKidsLast = max(r.droppedKidsLast, int32(seq))
-	}
+// AddDroppedCallee says that the n direct callees at places at to at+n-1
+// (see DroppedCallee) of frame seq, of function fn (a FuncID), each of
+// which made within recursive calls, were dropped past the frame limit: a
+// debugger stepping over those calls can then skip their recursive calls
+// as it does a kept callee's. Callees must be added in the order of their
+// places. Those that follow the last run of the same function and count
+// extend it; those that would need a run past the limit
+// (LimitDroppedCallees) are not listed, nor is any later callee of the
+// frame: the frame's callees are known up to that place (see
+// DroppedCallees, CutDroppedCallees). The callees of a frame go with it
+// when it is dropped (DropLast); Keep adds those it drops.
+func (r *Recording) AddDroppedCallee(seq, at, n int, fn uint32, within int) {
+	d := r.droppedOf(seq)
 	if d.cut >= 0 {
 		return
 	}
-	if n := len(d.runs); n > 0 {
-		last := &d.runs[n-1]
+	if k := len(d.runs); k > 0 {
+		last := &d.runs[k-1]
 		if last.fn == fn && last.within == int32(within) && int(last.at+last.n) == at {
-			last.n++
+			last.n += int32(n)
 			return
 		}
 	}
@@ -481,8 +472,31 @@ func (r *Recording) AddDroppedCallee(seq, at int, fn uint32, within int) {
 		d.cut = int32(at)
 		return
 	}
-	d.runs = append(d.runs, droppedRun{at: int32(at), n: 1, fn: fn, within: int32(within)})
+	d.runs = append(d.runs, droppedRun{at: int32(at), n: int32(n), fn: fn, within: int32(within)})
 	r.droppedRuns++
+}
+
+// CutDroppedCallees says that the direct callees of frame seq dropped
+// past the frame limit from place at on are not listed (a recorder's own
+// bound on them): DroppedCallees knows them up to that place.
+func (r *Recording) CutDroppedCallees(seq, at int) {
+	if d := r.droppedOf(seq); d.cut < 0 || int32(at) < d.cut {
+		d.cut = int32(at)
+	}
+}
+
+// droppedOf returns the entry of frame seq in droppedKids, made if need be.
+func (r *Recording) droppedOf(seq int) *droppedKids {
+	if r.droppedKids == nil {
+		r.droppedKids = map[int32]*droppedKids{}
+	}
+	d := r.droppedKids[int32(seq)]
+	if d == nil {
+		d = &droppedKids{cut: -1}
+		r.droppedKids[int32(seq)] = d
+		r.rows[seq].flags |= flagListed
+	}
+	return d
 }
 
 // SetCalleesUnlisted says that a direct callee of frame seq was dropped
@@ -1123,9 +1137,9 @@ func (r *Recording) Keep(keep []bool) {
 	for seq := range within {
 		r.withinLast = max(r.withinLast, seq)
 	}
-	r.droppedKids, r.droppedKidsLast, r.droppedRuns = kids, 0, 0
+	r.droppedKids, r.droppedRuns = kids, 0
 	for seq, d := range kids {
-		r.droppedKidsLast = max(r.droppedKidsLast, seq)
+		r.rows[seq].flags |= flagListed
 		r.droppedRuns += len(d.runs)
 	}
 	r.indexed, r.uncounted = false, true

@@ -818,16 +818,17 @@ func TestDroppedCallees(t *testing.T) {
 	walk := uint32(r.FuncNumOf(0))
 	leaf := r.FuncID("main.leaf", Pos{})
 	for _, d := range []struct{ at, within int }{{1, 5}, {3, 0}, {4, 0}, {5, 0}, {6, 2}, {8, 2}} {
-		r.AddDroppedCallee(0, d.at, walk, d.within)
+		r.AddDroppedCallee(0, d.at, 1, walk, d.within)
 	}
-	r.AddDroppedCallee(0, 9, leaf, 2)
-	r.AddDroppedCallee(2, 0, walk, 2)
+	r.AddDroppedCallee(0, 9, 2, leaf, 2)
+	r.AddDroppedCallee(0, 11, 3, leaf, 2)
+	r.AddDroppedCallee(2, 0, 1, walk, 2)
 	want := []DroppedCallee{
 		{At: 1, N: 1, Func: "main.walk", Within: 5},
 		{At: 3, N: 3, Func: "main.walk", Within: 0},
 		{At: 6, N: 1, Func: "main.walk", Within: 2},
 		{At: 8, N: 1, Func: "main.walk", Within: 2},
-		{At: 9, N: 1, Func: "main.leaf", Within: 2},
+		{At: 9, N: 5, Func: "main.leaf", Within: 2},
 	}
 	if got, cut := r.DroppedCallees(0); !reflect.DeepEqual(got, want) || cut != -1 {
 		t.Errorf("DroppedCallees(main.walk#1) = %v, cut %d, want %v, none cut", got, cut, want)
@@ -882,7 +883,7 @@ func TestKeepCounts(t *testing.T) {
 	r.Dropped, r.CompleteBefore = true, 3
 	walk := uint32(r.FuncNumOf(1))
 	r.SetDroppedWithin(1, 3)
-	r.AddDroppedCallee(1, 1, walk, 4) // between walk#2 and walk#6
+	r.AddDroppedCallee(1, 1, 1, walk, 4) // between walk#2 and walk#6
 	r.Keep([]bool{true, true, false, false, false, false, false, false, true, false, false, true, false})
 	r.Index()
 	for _, c := range []struct {
@@ -928,9 +929,9 @@ func TestDroppedCalleesLimit(t *testing.T) {
 	)
 	r.LimitDroppedCallees(3)
 	f, g := uint32(r.FuncNumOf(1)), r.FuncID("main.g", Pos{})
-	r.AddDroppedCallee(1, 0, g, 0)
+	r.AddDroppedCallee(1, 0, 1, g, 0)
 	for at := range 1000 {
-		r.AddDroppedCallee(0, at, []uint32{f, f, g}[at%3], 0)
+		r.AddDroppedCallee(0, at, 1, []uint32{f, f, g}[at%3], 0)
 	}
 	// f, f, g, f, f, g…: runs of f f and g, which with main.f#1's make
 	// the limit; the next goes unlisted.
@@ -941,11 +942,17 @@ func TestDroppedCalleesLimit(t *testing.T) {
 	// main.f#1 dropped: its run is free for another frame's callees.
 	r.DropLast()
 	r.Enter(&Entry{Func: f, Index: 2, Parent: 0, Goroutine: 1, EntrySeq: 5000})
-	r.AddDroppedCallee(1, 0, g, 0)
-	r.AddDroppedCallee(1, 1, f, 0)
+	r.AddDroppedCallee(1, 0, 1, g, 0)
+	r.AddDroppedCallee(1, 1, 1, f, 0)
 	want = []DroppedCallee{{At: 0, N: 1, Func: "main.g"}}
 	if got, cut := r.DroppedCallees(1); !reflect.DeepEqual(got, want) || cut != 1 {
 		t.Errorf("DroppedCallees(main.f#2) = %v, cut %d, want %v, cut 1", got, cut, want)
+	}
+	// A recorder's own cut: the first place it did not list.
+	r.CutDroppedCallees(1, 3)
+	r.CutDroppedCallees(1, 0)
+	if got, cut := r.DroppedCallees(1); len(got) != 1 || cut != 0 {
+		t.Errorf("DroppedCallees(main.f#2) = %v, cut %d after cuts at 3 and 0; want cut 0", got, cut)
 	}
 }
 
