@@ -321,8 +321,10 @@ func newBuilder(in *instrumented, lim Limits, syms symbols, f *instrument.File, 
 		lazy:     f.LazyValues,
 	}
 	// The callees dropped under the frames kept take at most 4 bytes a
-	// frame kept (16 a run of them), or 16 KB under a small limit.
-	b.rec.LimitDroppedCallees(max(lim.MaxFrames/4, 1<<10))
+	// frame kept (16 a run of them), or 16 KB under a small limit; as
+	// many under the frames open.
+	b.maxRuns = max(lim.MaxFrames/4, 1<<10)
+	b.rec.LimitDroppedCallees(b.maxRuns)
 	return b, nil
 }
 
@@ -635,6 +637,9 @@ type builder struct {
 	// a go statement.
 	dropped int
 	pinned  map[int]bool
+	// openRuns counts the runs of dropped callees that the open frames
+	// hold (see listDropped), at most maxRuns.
+	openRuns, maxRuns int
 	// panicking lists, by goroutine, the frames a panic unwound whose
 	// panic value is not known yet (a recover or the end says it).
 	panicking map[int64][]int
@@ -695,6 +700,9 @@ type gstack struct {
 	// dropped counts, by function (FuncID), the goroutine's frames that
 	// dropDone dropped.
 	dropped []int32
+	// kids are the direct callees dropped past the frame limit of the
+	// open frames, innermost last (see iopen.kids).
+	kids []dropRun
 }
 
 // droppedOf is how many of the goroutine's frames of function fn were
@@ -725,6 +733,18 @@ type iopen struct {
 	// at is the frame's place among its caller's direct callees (-1: not
 	// one; see trace.DroppedCallee), calls the number of its own so far.
 	at, calls int32
+	// kids is where its direct callees dropped past the frame limit start
+	// in its goroutine's gstack.kids, which lists them up to the place
+	// cut (-1: all; see listDropped).
+	kids, cut int32
+}
+
+// dropRun is a run of direct callees dropped past the frame limit (see
+// trace.DroppedCallee).
+type dropRun struct {
+	at, n  int32
+	fn     uint32
+	within int32
 }
 
 type ispawn struct {
@@ -994,6 +1014,7 @@ func (b *builder) enter(r *instrument.Record) {
 	gs.open = append(stack, iopen{})
 	o := &gs.open[len(gs.open)-1]
 	o.frame, o.off, o.site, o.dropped, o.all, o.at = seq, r.Off, r.Site, gs.droppedOf(fn.id), b.dropped, at
+	o.kids, o.cut = int32(len(gs.kids)), -1
 }
 
 // attach gives frame seq, of function fn (a FuncID) and site, the values
@@ -1152,7 +1173,9 @@ func (b *builder) leave(r *instrument.Record) {
 	if len(stack) == 0 || stack[len(stack)-1].off != r.Off {
 		return
 	}
-	o := stack[len(stack)-1]
+	// The open frame stays in its slot until the next entry at its depth
+	// (read in place: see enter).
+	o := &stack[len(stack)-1]
 	top := o.frame
 	gs.open = stack[:len(stack)-1]
 	exitSeq := b.next()
@@ -1175,7 +1198,13 @@ func (b *builder) leave(r *instrument.Record) {
 			b.attach(top, r, fn, o.site, true)
 		}
 		if top >= b.lim.MaxFrames {
-			b.dropDone(top, o)
+			if within, ok := b.dropDone(top, o); ok {
+				// Its own dropped callees go first: the open frames'
+				// lists are a stack.
+				b.settle(gs, o)
+				b.listDropped(gs, &gs.open[len(gs.open)-1], o.at, fn, within)
+				return
+			}
 		}
 		// Frames were dropped while this one ran, and it is kept (for
 		// now): how many of its function, on its goroutine, tells its
@@ -1184,6 +1213,7 @@ func (b *builder) leave(r *instrument.Record) {
 			b.rec.SetDroppedWithin(top, int(gs.droppedOf(fn)-o.dropped))
 		}
 	}
+	b.settle(gs, o)
 }
 
 // panickedAt reports whether frame seq, of b.panicked, is there: a frame
@@ -1203,16 +1233,16 @@ func (b *builder) panickedAt(seq int) bool {
 // frames stays: the FIDs of later frames are the Delve recorder's.)
 //
 // The frame that has just returned, ended (o its open frame), goes with
-// its subtree: a caller among the frames always kept lists it, with how
-// many recursive calls it made (trace.Recording.AddDroppedCallee). The
-// callers of the others, which ended earlier (the frames after them, of
-// other goroutines, were not done), or of ended under a caller past the
-// limit, learn that their callees dropped are not known.
-func (b *builder) dropDone(ended int, o iopen) {
+// its subtree: dropDone reports whether its caller, the innermost open
+// frame of its goroutine, can list it (see listDropped), and how many
+// recursive calls it made. The callers of the others, which ended earlier
+// (the frames after them, of other goroutines, were not done), learn that
+// their callees dropped are not known (trace.Recording.SetCalleesUnlisted).
+func (b *builder) dropDone(ended int, o *iopen) (within int32, ok bool) {
 	for seq := b.rec.Len() - 1; seq >= b.lim.MaxFrames; seq-- {
 		if b.rec.ExitOf(seq) != trace.Returned && !b.rec.RecoveredOf(seq) ||
 			b.rec.SpawnOf(seq) || b.pinned[seq] || b.rec.StoresValues(seq) {
-			return
+			return within, ok
 		}
 		if k := seq - b.lim.MaxFrames; b.copied != nil && k == len(b.marks)-1 {
 			m := b.marks[k]
@@ -1228,8 +1258,8 @@ func (b *builder) dropDone(ended int, o iopen) {
 		}
 		g.dropped[fn]++
 		if p := b.rec.ParentOf(seq); p >= 0 && !b.rec.IndirectOf(seq) {
-			if seq == ended && o.at >= 0 && p < b.lim.MaxFrames {
-				b.rec.AddDroppedCallee(p, int(o.at), uint32(fn), int(g.dropped[fn]-o.dropped)-1)
+			if k := len(g.open) - 1; seq == ended && o.at >= 0 && k >= 0 && g.open[k].frame == p {
+				within, ok = g.dropped[fn]-o.dropped-1, true
 			} else {
 				b.rec.SetCalleesUnlisted(p)
 			}
@@ -1237,6 +1267,50 @@ func (b *builder) dropDone(ended int, o iopen) {
 		b.rec.DropLast()
 		b.dropped++
 	}
+	return within, ok
+}
+
+// listDropped adds to the open frame o, the innermost of g, its direct
+// callee at place at, of function fn, dropped past the frame limit with
+// within recursive calls: to the last run when it follows it with the
+// same function and count, else as a run of its own, unless the open
+// frames hold maxRuns runs (the callees from at on are then not listed).
+func (b *builder) listDropped(g *gstack, o *iopen, at int32, fn uint32, within int32) {
+	if o.cut >= 0 {
+		return
+	}
+	if k := len(g.kids); k > int(o.kids) {
+		if last := &g.kids[k-1]; last.fn == fn && last.within == within && last.at+last.n == at {
+			last.n++
+			return
+		}
+	}
+	if b.openRuns >= b.maxRuns {
+		o.cut = at
+		return
+	}
+	g.kids = append(g.kids, dropRun{at: at, n: 1, fn: fn, within: within})
+	b.openRuns++
+}
+
+// settle gives the dropped callees of open frame o, the innermost of g,
+// which has ended (or the run has), to the recording if o is kept (for
+// now), and takes them off g's list.
+func (b *builder) settle(g *gstack, o *iopen) {
+	kids := g.kids[o.kids:]
+	if len(kids) == 0 && o.cut < 0 {
+		return
+	}
+	b.openRuns -= len(kids)
+	if o.frame < b.rec.Len() {
+		for _, d := range kids {
+			b.rec.AddDroppedCallee(o.frame, int(d.at), int(d.n), d.fn, int(d.within))
+		}
+		if o.cut >= 0 {
+			b.rec.CutDroppedCallees(o.frame, int(o.cut))
+		}
+	}
+	g.kids = g.kids[:o.kids]
 }
 
 // unwindTo pops the open frames of goroutine goid at offset off or deeper
@@ -1251,6 +1325,7 @@ func (b *builder) unwindTo(gs *gstack, off uint64, keepAt bool) []iopen {
 			break
 		}
 		b.rec.SetExit(top.frame, b.rec.ExitOf(top.frame), b.next())
+		b.settle(gs, top)
 		stack = stack[:len(stack)-1]
 	}
 	gs.open = stack
@@ -1407,6 +1482,11 @@ func (b *builder) finish(status int, ctxErr error, timeout time.Duration, stdout
 		}
 	}
 	out.FailedTests = failedTests(stdout)
+	for _, gs := range b.stacks {
+		for i := len(gs.open) - 1; i >= 0; i-- {
+			b.settle(gs, &gs.open[i])
+		}
+	}
 	b.fixSpawns()
 	b.limit()
 	if t.Stopped && (b.rec.CompleteBefore == 0 || t.StopSeq < b.rec.CompleteBefore) {

@@ -168,8 +168,9 @@ func TestInstrumentEntriesWithinPastLimit(t *testing.T) {
 // its direct callees, with as many recursive calls as a recording of the
 // whole run says that callee made; so does a frame whose callee the limit
 // dropped at the end of the run (Keep: a callee that returned after its
-// goroutine created another, whose first frame came after it); and a frame
-// kept counts as many recursive calls as in the whole run.
+// goroutine created another, whose first frame came after it), and a frame
+// past the limit that the limit keeps (the panic's); and a frame kept
+// counts as many recursive calls as in the whole run.
 func TestInstrumentDroppedCallees(t *testing.T) {
 	t.Run("fib", func(t *testing.T) {
 		checkDroppedCallees(t, []string{"go", "run", "./testdata/fib", "15"}, repoRoot(t), "")
@@ -209,6 +210,37 @@ func run() int {
 func main() { fmt.Println(run()) }
 `})
 		checkDroppedCallees(t, []string{"go", "run", "."}, dir, "main.spawner")
+	})
+	t.Run("failing", func(t *testing.T) {
+		dir := writeModule(t, map[string]string{"go.mod": "module example.com/failing\n\ngo 1.22\n", "main.go": `package main
+
+func fib(n int) int {
+	if n < 2 {
+		return n
+	}
+	return fib(n-1) + fib(n-2)
+}
+
+func walk(n int) int {
+	if n == 0 {
+		return 0
+	}
+	return walk(n-1) + 1
+}
+
+// check, past the frame limit, is kept: the panic ends it.
+func check(n int) {
+	if walk(n) + walk(n+1) != 2*n {
+		panic("walked too far")
+	}
+}
+
+func main() {
+	fib(10)
+	check(5)
+}
+`})
+		checkDroppedCallees(t, []string{"go", "run", "."}, dir, "main.walk")
 	})
 }
 
