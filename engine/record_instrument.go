@@ -1297,10 +1297,15 @@ func (b *builder) listDropped(g *gstack, o *iopen, at int32, fn uint32, within i
 // which has ended (or the run has), to the recording if o is kept (for
 // now), and takes them off g's list.
 func (b *builder) settle(g *gstack, o *iopen) {
-	kids := g.kids[o.kids:]
-	if len(kids) == 0 && o.cut < 0 {
-		return
+	if int(o.kids) < len(g.kids) || o.cut >= 0 {
+		b.settleKids(g, o)
 	}
+}
+
+// settleKids is settle for a frame with dropped callees (apart, so that
+// settle, called at every exit, is inlined).
+func (b *builder) settleKids(g *gstack, o *iopen) {
+	kids := g.kids[o.kids:]
 	b.openRuns -= len(kids)
 	if o.frame < b.rec.Len() {
 		for _, d := range kids {
