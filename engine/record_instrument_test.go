@@ -214,12 +214,7 @@ func main() { fmt.Println(run()) }
 	t.Run("failing", func(t *testing.T) {
 		dir := writeModule(t, map[string]string{"go.mod": "module example.com/failing\n\ngo 1.22\n", "main.go": `package main
 
-func fib(n int) int {
-	if n < 2 {
-		return n
-	}
-	return fib(n-1) + fib(n-2)
-}
+func step(i int) int { return i + 1 }
 
 func walk(n int) int {
 	if n == 0 {
@@ -236,7 +231,9 @@ func check(n int) {
 }
 
 func main() {
-	fib(10)
+	for i := range 50 {
+		step(i)
+	}
 	check(5)
 }
 `})
