@@ -70,6 +70,9 @@ const (
 	flagUnlisted
 	// flagListed: the frame has an entry in droppedKids.
 	flagListed
+	// flagInList: the frame is listed among its caller's dropped
+	// callees (see SetInList).
+	flagInList
 )
 
 var exitKinds = [...]Exit{Running, Returned, Panicked, Goexited, Unrecorded}
@@ -498,6 +501,19 @@ func (r *Recording) droppedOf(seq int) *droppedKids {
 	}
 	return d
 }
+
+// SetInList says that frame seq, which the recorder is to drop past its
+// frame limit, is listed among its caller's dropped callees already
+// (AddDroppedCallee): Keep, dropping it, does not place it again, and
+// keeping it (a caller of a frame on the failing path), makes its caller's
+// dropped callees not known (SetCalleesUnlisted).
+func (r *Recording) SetInList(seq int) {
+	r.rows[seq].flags |= flagInList
+}
+
+// InList reports whether frame seq is listed among its caller's dropped
+// callees (SetInList).
+func (r *Recording) InList(seq int) bool { return r.rows[seq].flags&flagInList != 0 }
 
 // SetCalleesUnlisted says that a direct callee of frame seq was dropped
 // past the frame limit and not listed (AddDroppedCallee): the callees
@@ -1086,6 +1102,11 @@ func (r *Recording) runOrder(seq int32) uint64 {
 // unreferenced: a recorder that drops frames past its limit as they end
 // leaves few to Keep.
 func (r *Recording) Keep(keep []bool) {
+	for i := range keep {
+		if w := &r.rows[i]; keep[i] && w.flags&flagInList != 0 && w.parent >= 0 {
+			r.rows[w.parent].flags |= flagUnlisted
+		}
+	}
 	if !slices.Contains(keep, false) {
 		return
 	}
@@ -1180,7 +1201,7 @@ func (r *Recording) keptCounts(keep []bool, to []int32) (within map[int32]int32,
 		if p := r.rows[t].parent; p >= 0 && r.rows[p].goroutine == w.goroutine {
 			counts[key{p, w.fn}]++
 		}
-		if p := w.parent; t == int32(i) && p >= 0 && w.flags&(flagSpawn|flagIndirect) == 0 && r.rows[p].flags&flagUnlisted == 0 {
+		if p := w.parent; t == int32(i) && p >= 0 && w.flags&(flagSpawn|flagIndirect|flagInList) == 0 && r.rows[p].flags&flagUnlisted == 0 {
 			kids[p] = nil // listed below
 		}
 	}
@@ -1222,6 +1243,9 @@ func (r *Recording) keptCounts(keep []bool, to []int32) (within map[int32]int32,
 			}
 			if old.cut >= 0 && place >= old.cut {
 				break
+			}
+			if r.rows[c].flags&flagInList != 0 {
+				continue // in a run already, skipped above when its place comes
 			}
 			if d := &r.rows[c]; !keep[c] {
 				n := int32(-1)
