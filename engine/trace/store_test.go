@@ -919,6 +919,32 @@ func TestKeepCounts(t *testing.T) {
 	}
 }
 
+// TestKeepInList: a frame its caller listed as dropped before Keep drops
+// it is not placed again; one that Keep keeps after all (a caller of the
+// failing path) leaves its caller's dropped callees not known.
+func TestKeepInList(t *testing.T) {
+	main := FID{"main.main", 1}
+	r := NewRecording(
+		&Frame{FID: main, Goroutine: 1, EntrySeq: 1, ExitSeq: 100, Exit: Returned},
+		&Frame{FID: FID{"main.f", 1}, Caller: main, Goroutine: 1, EntrySeq: 2, ExitSeq: 3, Exit: Returned},
+		&Frame{FID: FID{"main.g", 1}, Caller: main, Goroutine: 1, EntrySeq: 4, ExitSeq: 5, Exit: Returned},
+		&Frame{FID: FID{"main.f", 2}, Caller: main, Goroutine: 1, EntrySeq: 6, ExitSeq: 7, Exit: Returned},
+	)
+	f := uint32(r.FuncNumOf(1))
+	r.AddDroppedCallee(0, 0, 1, f, 0) // f#1, listed as it returned
+	r.SetInList(1)
+	r.Keep([]bool{true, false, false, true})
+	want := []DroppedCallee{{At: 0, N: 1, Func: "main.f"}, {At: 1, N: 1, Func: "main.g"}}
+	if got, cut := r.DroppedCallees(0); !reflect.DeepEqual(got, want) || cut != -1 {
+		t.Errorf("DroppedCallees(main.main#1) = %+v, cut %d; want %+v, none cut", got, cut, want)
+	}
+	r.SetInList(1) // f#2, now Seq 1, listed, and kept
+	r.Keep([]bool{true, true})
+	if got, cut := r.DroppedCallees(0); got != nil || cut != 0 {
+		t.Errorf("DroppedCallees(main.main#1) = %+v, cut %d with a callee both listed and kept; want none known", got, cut)
+	}
+}
+
 // TestDroppedCalleesLimit: past the limit on runs, a frame's callees are
 // known up to the first one not listed; a run still grows; the runs of a
 // frame dropped no longer count.
