@@ -703,6 +703,18 @@ type gstack struct {
 	// kids are the direct callees dropped past the frame limit of the
 	// open frames, innermost last (see iopen.kids).
 	kids []dropRun
+	// entered counts, by function, the goroutine's frames entered past
+	// the frame limit.
+	entered []int32
+}
+
+// enteredOf is how many frames of function fn the goroutine entered past
+// the frame limit.
+func (g *gstack) enteredOf(fn uint32) int32 {
+	if int(fn) < len(g.entered) {
+		return g.entered[fn]
+	}
+	return 0
 }
 
 // droppedOf is how many of the goroutine's frames of function fn were
@@ -727,9 +739,10 @@ type iopen struct {
 	site  int
 	// dropped and all are the frames of the goroutine and function, and
 	// the frames in all, that dropDone had dropped when the frame was
-	// entered.
-	dropped int32
-	all     int
+	// entered; entered, the frames of the goroutine and function entered
+	// past the frame limit before it (see gstack.entered).
+	dropped, entered int32
+	all              int
 	// at is the frame's place among its caller's direct callees (-1: not
 	// one; see trace.DroppedCallee), calls the number of its own so far.
 	at, calls int32
@@ -1015,6 +1028,15 @@ func (b *builder) enter(r *instrument.Record) {
 	o := &gs.open[len(gs.open)-1]
 	o.frame, o.off, o.site, o.dropped, o.all, o.at = seq, r.Off, r.Site, gs.droppedOf(fn.id), b.dropped, at
 	o.kids, o.cut = int32(len(gs.kids)), -1
+	if seq >= b.lim.MaxFrames {
+		// A frame past the limit counts the recursive calls it makes
+		// (listDropped) by its goroutine's entries.
+		if int(fn.id) >= len(gs.entered) {
+			gs.entered = append(gs.entered, make([]int32, int(fn.id)+1-len(gs.entered))...)
+		}
+		o.entered = gs.entered[fn.id]
+		gs.entered[fn.id]++
+	}
 }
 
 // attach gives frame seq, of function fn (a FuncID) and site, the values
@@ -1197,20 +1219,29 @@ func (b *builder) leave(r *instrument.Record) {
 		if r.NValues > 0 {
 			b.attach(top, r, fn, o.site, true)
 		}
+		// A frame past the limit that returned and ran no go statement
+		// is dropped, now or at the end (see limit): its caller, the
+		// innermost open frame, lists it, with its recursive calls, once
+		// its own dropped callees are settled (the open frames' lists
+		// are a stack).
+		k := len(gs.open) - 1
+		list := top >= b.lim.MaxFrames && o.at >= 0 && !b.pinned[top] && k >= 0 && gs.open[k].frame == b.rec.ParentOf(top)
+		if list {
+			b.rec.SetInList(top)
+		}
 		if top >= b.lim.MaxFrames {
-			if within, ok := b.dropDone(top, o); ok {
-				// Its own dropped callees go first: the open frames'
-				// lists are a stack.
-				b.settle(gs, o)
-				b.listDropped(gs, &gs.open[len(gs.open)-1], o.at, fn, within)
-				return
-			}
+			b.dropDone()
 		}
 		// Frames were dropped while this one ran, and it is kept (for
 		// now): how many of its function, on its goroutine, tells its
 		// recursive calls (see trace.Recording.EntriesWithin).
 		if b.dropped > o.all && top < b.rec.Len() {
 			b.rec.SetDroppedWithin(top, int(gs.droppedOf(fn)-o.dropped))
+		}
+		if list {
+			b.settle(gs, o)
+			b.listDropped(gs, &gs.open[k], o.at, fn, gs.enteredOf(fn)-o.entered-1)
+			return
 		}
 	}
 	b.settle(gs, o)
@@ -1232,17 +1263,14 @@ func (b *builder) panickedAt(seq int) bool {
 // too, but for those of earlier frames. (Their function's count of
 // frames stays: the FIDs of later frames are the Delve recorder's.)
 //
-// The frame that has just returned, ended (o its open frame), goes with
-// its subtree: dropDone reports whether its caller, the innermost open
-// frame of its goroutine, can list it (see listDropped), and how many
-// recursive calls it made. The callers of the others, which ended earlier
-// (the frames after them, of other goroutines, were not done), learn that
-// their callees dropped are not known (trace.Recording.SetCalleesUnlisted).
-func (b *builder) dropDone(ended int, o *iopen) (within int32, ok bool) {
+// A frame dropped that its caller did not list as it returned (see
+// leave: one that a recovered panic unwound) makes its caller's dropped
+// callees not known (trace.Recording.SetCalleesUnlisted).
+func (b *builder) dropDone() {
 	for seq := b.rec.Len() - 1; seq >= b.lim.MaxFrames; seq-- {
 		if b.rec.ExitOf(seq) != trace.Returned && !b.rec.RecoveredOf(seq) ||
 			b.rec.SpawnOf(seq) || b.pinned[seq] || b.rec.StoresValues(seq) {
-			return within, ok
+			return
 		}
 		if k := seq - b.lim.MaxFrames; b.copied != nil && k == len(b.marks)-1 {
 			m := b.marks[k]
@@ -1257,17 +1285,12 @@ func (b *builder) dropDone(ended int, o *iopen) (within int32, ok bool) {
 			g.dropped = append(g.dropped, make([]int32, fn+1-len(g.dropped))...)
 		}
 		g.dropped[fn]++
-		if p := b.rec.ParentOf(seq); p >= 0 && !b.rec.IndirectOf(seq) {
-			if k := len(g.open) - 1; seq == ended && o.at >= 0 && k >= 0 && g.open[k].frame == p {
-				within, ok = g.dropped[fn]-o.dropped-1, true
-			} else {
-				b.rec.SetCalleesUnlisted(p)
-			}
+		if p := b.rec.ParentOf(seq); p >= 0 && !b.rec.IndirectOf(seq) && !b.rec.InList(seq) {
+			b.rec.SetCalleesUnlisted(p)
 		}
 		b.rec.DropLast()
 		b.dropped++
 	}
-	return within, ok
 }
 
 // listDropped adds to the open frame o, the innermost of g, its direct

@@ -169,8 +169,10 @@ func TestInstrumentEntriesWithinPastLimit(t *testing.T) {
 // whole run says that callee made; so does a frame whose callee the limit
 // dropped at the end of the run (Keep: a callee that returned after its
 // goroutine created another, whose first frame came after it), and a frame
-// past the limit that the limit keeps (the panic's); and a frame kept
-// counts as many recursive calls as in the whole run.
+// past the limit that the limit keeps (the panic's), and a frame whose
+// callee ended before a later frame of another goroutine (dropped after
+// it); and a frame kept counts as many recursive calls as in the whole
+// run.
 func TestInstrumentDroppedCallees(t *testing.T) {
 	t.Run("fib", func(t *testing.T) {
 		checkDroppedCallees(t, []string{"go", "run", "./testdata/fib", "15"}, repoRoot(t), "")
@@ -238,6 +240,57 @@ func main() {
 }
 `})
 		checkDroppedCallees(t, []string{"go", "run", "."}, dir, "main.walk")
+	})
+	t.Run("interleaved", func(t *testing.T) {
+		dir := writeModule(t, map[string]string{"go.mod": "module example.com/interleaved\n\ngo 1.22\n", "main.go": `package main
+
+import "fmt"
+
+// The channels are globals: a frame whose arguments are channels keeps
+// values in the index, and stays until the end of the run.
+var (
+	ready, start, entered = make(chan bool), make(chan bool), make(chan bool)
+	done                  = make(chan int)
+)
+
+func pad(i int) int { return i + 1 }
+
+// hold is entered after step, on another goroutine, and ends after it:
+// step, which returns first, cannot be dropped until hold is.
+func hold() int {
+	entered <- true
+	return <-done
+}
+
+// waiter's frame comes before step's, and stays to the end (a goroutine's
+// first frame): hold's is dropped as it ends.
+func waiter() {
+	ready <- true
+	<-start
+	hold()
+}
+
+func step(d int) int {
+	if d > 0 {
+		return step(d-1) + 1
+	}
+	start <- true
+	<-entered
+	return 1
+}
+
+func main() {
+	go waiter()
+	<-ready
+	for i := range 50 {
+		pad(i)
+	}
+	s := step(4)
+	done <- 1
+	fmt.Println(s)
+}
+`})
+		checkDroppedCallees(t, []string{"go", "run", "."}, dir, "main.step")
 	})
 }
 
