@@ -98,3 +98,76 @@ func fibN(n int) int {
 	}
 	return a
 }
+
+// BenchmarkIndexRecords times the instrumenting recorder's index alone:
+// the records of one run of testdata/bench/fib (fib(27), 1,271,245
+// records) are written beforehand, outside the timer, and each iteration
+// builds the index from the whole file, with every frame kept (as adi
+// bench records) and at the default frame limit (435,622 frames dropped
+// as they end). In a recording the index is built while the target
+// writes, on the other core: what it cannot read meanwhile is left for
+// after the run, so its cost a record decides how much is left.
+//
+//	go test ./engine -run '^$' -bench IndexRecords -benchtime 10x
+func BenchmarkIndexRecords(b *testing.B) {
+	root := repoRoot(b)
+	spec, err := target.Parse([]string{"go", "run", "./testdata/bench/fib"}, root)
+	if err != nil {
+		b.Fatal(err)
+	}
+	work := b.TempDir()
+	built, err := spec.Build(context.Background(), filepath.Join(work, "debug"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	in, err := buildInstrumented(context.Background(), spec, filepath.Join(work, "instrument"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := in.symbols(); err != nil {
+		b.Fatal(err)
+	}
+	exited := make(chan struct{})
+	close(exited)
+	for _, bc := range []struct {
+		name string
+		lim  Limits
+	}{
+		{"all", Limits{MaxFrames: 5_000_000}},
+		{"limit", Limits{}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			lim := bc.lim.withDefaults()
+			var records int
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				f, err := recordFile(work)
+				if err != nil {
+					b.Fatal(err)
+				}
+				run := exec.Command(in.path, built.Args...)
+				run.Dir = built.Dir
+				run.Env = append(append(os.Environ(), in.env...), "ADI_TRACE_FD=3")
+				run.ExtraFiles = []*os.File{f}
+				if out, err := run.CombinedOutput(); err != nil {
+					b.Fatalf("%v: %s", err, out)
+				}
+				b.StartTimer()
+				bld, t, err := indexLive(f, in, lim, in.symbols, exited, DefaultSpillAbove, true)
+				b.StopTimer()
+				if err != nil {
+					b.Fatal(err)
+				}
+				if bld == nil {
+					b.Fatal("the index was spilled")
+				}
+				records = bld.records
+				t.Close()
+				bld.copied.free()
+				f.Close()
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(records), "ns/record")
+		})
+	}
+}
