@@ -21,6 +21,13 @@ func exitFrames() (gp, pc uintptr)
 // peek reads the word at addr (an address in the goroutine's stack).
 func peek(addr uintptr) uintptr
 
+// prefetchw asks for the cache line at p to be fetched for writing
+// (PREFETCHW: a hint, which never faults).
+func prefetchw(p unsafe.Pointer)
+
+// cpuid returns EAX and ECX of CPUID's leaf.
+func cpuid(leaf uint32) (eax, ecx uint32)
+
 // ptrOf turns the address of a type descriptor (static data, never moved
 // or freed) back into a pointer. Going through a uintptr keeps escape
 // analysis from concluding that the hooks' arguments escape.

@@ -207,7 +207,10 @@ type G struct {
 	// chunk, lastOff the last frame offset: the next one is written as
 	// the difference from it.
 	lastPC, lastOff uintptr
-	_               [cacheLine - 88%cacheLine]byte
+	// owned is where in the chunk the next line starts that the
+	// goroutine has not yet asked to own (see room).
+	owned int
+	_     [cacheLine - 96%cacheLine]byte
 }
 
 // cacheLine is the size of amd64's cache lines.
@@ -401,6 +404,37 @@ func (s *G) room() bool {
 	return s.newChunk()
 }
 
+// own asks for the cache line ownAhead bytes past the next record's to be
+// fetched for writing, when the record starts a line. A chunk is mostly
+// one the reader handed back, its lines still in the cache of the reader's
+// core: each first store to one of them waits for the line to be taken
+// from that core, and the locked add of a record's number waits for the
+// stores before it (see begin).
+func (s *G) own() {
+	s.owned = s.pos&^(cacheLine-1) + cacheLine
+	if canOwn {
+		prefetchw(unsafe.Add(s.base, s.owned+ownAhead))
+	}
+}
+
+// ownAhead is how far ahead of a record own fetches a line for writing:
+// four lines, a few dozen records. The room kept past a record
+// (maxRecord) keeps it in the chunk.
+const ownAhead = 4 * cacheLine
+
+// canOwn says whether the processor has PREFETCHW (see hasPrefetchW).
+var canOwn = hasPrefetchW()
+
+// hasPrefetchW reports whether the processor has PREFETCHW (CPUID
+// 0x80000001, ECX bit 8).
+func hasPrefetchW() bool {
+	if max, _ := cpuid(0x80000000); max < 0x80000001 {
+		return false
+	}
+	_, ecx := cpuid(0x80000001)
+	return ecx&(1<<8) != 0
+}
+
 // newChunk gives the goroutine a new chunk of the file.
 func (s *G) newChunk() bool {
 	if stopped.Load() {
@@ -422,7 +456,7 @@ func (s *G) newChunkLocked(flags uint8) bool {
 		s.base, s.pos, s.end = nil, 0, 0
 		return false
 	}
-	s.base, s.pos, s.end = base, hdrSize, chunkSize
+	s.base, s.pos, s.end, s.owned = base, hdrSize, chunkSize, 0
 	s.last, s.lastPC, s.lastOff = 0, 0, 0
 	h := s.hdr()
 	h.state = idle(0, hdrSize)
@@ -606,6 +640,9 @@ func (p wp) str(v string, max int) wp {
 func begin(s *G, k byte) (wp, bool) {
 	if !s.room() {
 		return wp{}, false
+	}
+	if s.pos >= s.owned {
+		s.own()
 	}
 	// Busy before the record takes its number (a locked add: the flag is
 	// seen first).
