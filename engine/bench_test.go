@@ -24,6 +24,22 @@ func BenchmarkRecord(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(frames), "ns/frame")
 }
 
+// BenchmarkLaunch measures starting a target under Delve, stopped at its
+// first instruction, and killing it: what every trace (FLT) and every
+// re-execution pays before its first breakpoint.
+//
+//	go test ./engine -run xxx -bench 'Launch$' -benchtime 10x
+func BenchmarkLaunch(b *testing.B) {
+	_, prog := record(b, "go", "run", "./testdata/fib", "12")
+	for b.Loop() {
+		p, err := launch(prog, 0, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		p.kill()
+	}
+}
+
 // BenchmarkFLTStatement measures the deep tier per executed statement, on
 // loop's simulate (a 100-iteration loop calling a function each time),
 // which runs alone: walked with breakpoints set once (walkFast), and with

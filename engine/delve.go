@@ -15,12 +15,6 @@ import (
 	"github.com/go-delve/delve/service/debugger"
 )
 
-// launchMu serialises launches: Delve starts the target with the environment
-// of this process, so an environment override is applied to the process for
-// the duration of one launch. It is the one piece of global state the engine
-// keeps, forced on it by Delve's API.
-var launchMu sync.Mutex
-
 // Program is what the engine runs: a built binary with its arguments.
 type Program struct {
 	Path string
@@ -67,6 +61,8 @@ type process struct {
 	// stops counts the stops on the way to frames (what reaching one
 	// costs: see route).
 	stops int
+	// pid is the process's, which Delve attached to.
+	pid int
 }
 
 // capture collects a stream of the target's output, bounded in memory: past
@@ -128,33 +124,33 @@ func (c *capture) String() string {
 // "stdout" or "stderr". Calls for the two streams may be concurrent.
 type OutputFunc func(stream string, p []byte)
 
-// launch starts prog stopped at its first instruction. The caller must call
-// kill when done with it; output streams end when the process does.
+// launch starts prog stopped at its first instruction, under Delve. The
+// caller must call kill when done with it; output streams end when the
+// process does.
 func launch(prog *Program, maxOutput int, output OutputFunc) (*process, error) {
+	stdinPath := prog.Stdin
+	if stdinPath == "" {
+		stdinPath = os.DevNull
+	}
+	stdin, err := os.Open(stdinPath)
+	if err != nil {
+		return nil, fmt.Errorf("standard input for the target: %w", err)
+	}
+	defer stdin.Close()
 	stdout, stderr, outW, errW, err := capturePipes(maxOutput, output)
 	if err != nil {
 		return nil, err
 	}
-	p := &process{stdout: stdout, stderr: stderr, tmp: prog.TempDir()}
-	cfg := &debugger.Config{
-		WorkingDir: prog.Dir,
-		Backend:    "native",
-		Stdin:      prog.Stdin,
-		Stdout:     proc.OutputRedirect{File: outW},
-		Stderr:     proc.OutputRedirect{File: errW},
-	}
-	args := append([]string{prog.Path}, prog.Args...)
-
-	launchMu.Lock()
-	restore := setenv(prog.Env)
-	p.d, err = debugger.New(cfg, args)
-	restore()
-	launchMu.Unlock()
+	pid, err := startStopped(prog, stdin, outW, errW)
+	outW.Close()
+	errW.Close()
 	if err != nil {
-		// Delve closes the write ends once the child has them; on failure
-		// they may still be open.
-		outW.Close()
-		errW.Close()
+		return nil, fmt.Errorf("starting %s: %w", prog.Path, err)
+	}
+	p := &process{stdout: stdout, stderr: stderr, tmp: prog.TempDir(), pid: pid}
+	cfg := &debugger.Config{WorkingDir: prog.Dir, Backend: "native", AttachPid: pid}
+	if p.d, err = debugger.New(cfg, []string{prog.Path}); err != nil {
+		killGroup(pid)
 		return nil, fmt.Errorf("starting %s under the debugger: %w", prog.Path, err)
 	}
 	p.unpin = oneCPU()
@@ -185,37 +181,15 @@ func capturePipes(maxOutput int, output OutputFunc) (stdout, stderr *capture, ou
 	return newCapture(outR, maxOutput, tee("stdout")), newCapture(errR, maxOutput, tee("stderr")), outW, errW, nil
 }
 
-// setenv applies "K=V" overrides to this process and returns a function that
-// undoes them.
-func setenv(env []string) func() {
-	type old struct {
-		k, v string
-		ok   bool
-	}
-	var olds []old
-	for _, kv := range env {
-		k, v, _ := strings.Cut(kv, "=")
-		ov, ok := os.LookupEnv(k)
-		olds = append(olds, old{k, ov, ok})
-		os.Setenv(k, v)
-	}
-	return func() {
-		for i := len(olds) - 1; i >= 0; i-- {
-			if olds[i].ok {
-				os.Setenv(olds[i].k, olds[i].v)
-			} else {
-				os.Unsetenv(olds[i].k)
-			}
-		}
-	}
-}
-
 // kill ends the process (if still alive) and releases the debugger.
 func (p *process) kill() {
 	p.done.Do(func() {
 		if p.d != nil {
-			// An error means the process is already gone.
+			// An error means the process is already gone. Delve lets go
+			// of its threads, which stop again (the stop startStopped
+			// left them in), and the process group ends.
 			p.d.Detach(true)
+			killGroup(p.pid)
 		}
 		if p.unpin != nil {
 			p.unpin()
