@@ -22,9 +22,12 @@ import (
 // not wait: the kernel has it stopped for its tracer before PTRACE_ATTACH
 // returns.
 func startStopped(prog *Program, stdin, stdout, stderr *os.File) (int, error) {
-	// The environment as os/exec makes it: the overrides win, PWD follows
-	// the directory.
+	// The path and the environment as os/exec makes them: a bare name is
+	// looked up in $PATH, the overrides win, PWD follows the directory.
 	cmd := exec.Command(prog.Path)
+	if cmd.Err != nil {
+		return 0, cmd.Err
+	}
 	cmd.Dir = prog.Dir
 	cmd.Env = append(os.Environ(), prog.Env...)
 	env := cmd.Environ()
@@ -32,7 +35,7 @@ func startStopped(prog *Program, stdin, stdout, stderr *os.File) (int, error) {
 	// The thread that forks is the tracer until the exec has stopped.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	pid, err := syscall.ForkExec(prog.Path, append([]string{prog.Path}, prog.Args...), &syscall.ProcAttr{
+	pid, err := syscall.ForkExec(cmd.Path, append([]string{prog.Path}, prog.Args...), &syscall.ProcAttr{
 		Dir:   prog.Dir,
 		Env:   env,
 		Files: []uintptr{stdin.Fd(), stdout.Fd(), stderr.Fd()},
@@ -44,7 +47,7 @@ func startStopped(prog *Program, stdin, stdout, stderr *os.File) (int, error) {
 	fail := func(err error) (int, error) {
 		syscall.Kill(-pid, syscall.SIGKILL)
 		var ws syscall.WaitStatus
-		syscall.Wait4(pid, &ws, 0, nil)
+		wait4(pid, &ws, unix.WALL)
 		return 0, err
 	}
 	var ws syscall.WaitStatus

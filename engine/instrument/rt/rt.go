@@ -208,7 +208,7 @@ type G struct {
 	// the difference from it.
 	lastPC, lastOff uintptr
 	// owned is where in the chunk the next line starts that the
-	// goroutine has not yet asked to own (see room).
+	// goroutine has not yet asked to own (see own).
 	owned int
 	_     [cacheLine - 96%cacheLine]byte
 }
