@@ -21,6 +21,27 @@ import (
 // inlining, in every package.
 const debugGcflags = "-gcflags=all=-N -l"
 
+// debugLdflag is the linker flag adi adds to its builds: DWARF left
+// uncompressed, which Delve would otherwise inflate again at every launch
+// of the program (a third of a launch of a small one).
+const debugLdflag = "-compressdwarf=false"
+
+// withDebugLdflag returns the build flags with debugLdflag given to the
+// linker: added to the last -ldflags, which the go command takes over the
+// ones before it for the packages it matches, and on its own before all,
+// for a main package that the pattern of an -ldflags=pattern=flags does
+// not match.
+func withDebugLdflag(flags []string) []string {
+	out := append([]string{"-ldflags=" + debugLdflag}, flags...)
+	for i := len(out) - 1; i > 0; i-- {
+		if strings.HasPrefix(out[i], "-ldflags=") {
+			out[i] += " " + debugLdflag
+			break
+		}
+	}
+	return out
+}
+
 // Program is a binary ready to be run under the debugger.
 type Program struct {
 	// Path is the binary to run.
@@ -103,7 +124,8 @@ func (e *BuildError) Error() string {
 // Build makes the program described by s: for Test it runs
 // "go test -c -o OUTDIR/adi-target.test -gcflags=all=-N -l [build flags] PKG"
 // and for Run "go build -o OUTDIR/adi-target -gcflags=all=-N -l [build flags]
-// PKG", both in s.Dir, with the current process's environment; for Exec it
+// PKG", the linker's flags with -compressdwarf=false, both in s.Dir, with the
+// current process's environment; for Exec it
 // checks that the binary is an executable ELF file with debug information.
 //
 // A target that does not exist gives an error matching ErrNotFound; a failed
@@ -185,7 +207,7 @@ func (s *Spec) buildGo(ctx context.Context, outDir string) (*Program, error) {
 		prog.Dir = s.Dir
 		args = []string{"build", "-o", prog.Path, debugGcflags}
 	}
-	args = append(args, s.BuildFlags...)
+	args = append(args, withDebugLdflag(s.BuildFlags)...)
 	args = append(args, s.Targets()...)
 	out, err := s.goCmd(ctx, args...)
 	if err != nil {

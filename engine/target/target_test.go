@@ -2,6 +2,7 @@ package target
 
 import (
 	"context"
+	"debug/elf"
 	"errors"
 	"os"
 	"os/exec"
@@ -314,7 +315,9 @@ import (
 	"os"
 )
 
-func main() { fmt.Printf("ARGS %q\n", os.Args[1:]) }
+var version = "dev"
+
+func main() { fmt.Printf("ARGS %q VERSION %s\n", os.Args[1:], version) }
 `,
 	"bad/bad.go":  "package main\n\nfunc main() {\n\tprintln(undefinedX)\n\tprintln(undefinedY)\n}\n",
 	"lib/lib.go":  "package lib\n\nfunc F() {}\n",
@@ -415,6 +418,18 @@ func TestBuild(t *testing.T) {
 			wantOut: `ARGS ["a" "b c" "-v"]`,
 		},
 		{
+			name:    "run with the program's -ldflags",
+			argv:    []string{"go", "run", "-ldflags=-X main.version=v1", "./cmd/hello"},
+			want:    Program{Path: "adi-target", Dir: ".", ModulePath: "example.com/m", ModuleDir: ".", PkgPath: "example.com/m/cmd/hello"},
+			wantOut: `VERSION v1`,
+		},
+		{
+			name:    "run with -ldflags for other packages",
+			argv:    []string{"go", "run", "-ldflags=example.com/m/p=-X main.version=v2", "./cmd/hello"},
+			want:    Program{Path: "adi-target", Dir: ".", ModulePath: "example.com/m", ModuleDir: ".", PkgPath: "example.com/m/cmd/hello"},
+			wantOut: `VERSION dev`,
+		},
+		{
 			name:    "run files",
 			argv:    []string{"go", "run", "main.go", "x"},
 			dir:     "cmd/hello",
@@ -483,6 +498,9 @@ func TestBuild(t *testing.T) {
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("Program =\n %+v\nwant\n %+v", got, want)
 			}
+			if spec.Kind != Exec {
+				checkDWARFUncompressed(t, prog.Path)
+			}
 			out := runProgram(t, prog)
 			if !strings.Contains(out, tt.wantOut) {
 				t.Errorf("output %q does not contain %q", out, tt.wantOut)
@@ -546,7 +564,7 @@ func TestBuildFailure(t *testing.T) {
 	if len(lines) < 3 || lines[1] != "" || strings.Join(lines[2:], "\n") != be.Output {
 		t.Errorf("Error() = %q, want summary, blank line, output", be.Error())
 	}
-	if !strings.HasPrefix(be.Command, "go build -o ") || !strings.Contains(be.Command, "'-gcflags=all=-N -l' ./bad") {
+	if !strings.HasPrefix(be.Command, "go build -o ") || !strings.Contains(be.Command, "'-gcflags=all=-N -l' -ldflags=-compressdwarf=false ./bad") {
 		t.Errorf("Command = %q", be.Command)
 	}
 }
@@ -596,6 +614,37 @@ func TestModulePathOf(t *testing.T) {
 		}
 		if got := modulePathOf(path); got != want {
 			t.Errorf("modulePathOf(%q) = %q, want %q", body, got, want)
+		}
+	}
+}
+
+// checkDWARFUncompressed fails the test if the binary's DWARF is
+// compressed: Delve would inflate it again at every launch.
+func checkDWARFUncompressed(t *testing.T, path string) {
+	t.Helper()
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	info := f.Section(".debug_info")
+	if info == nil || f.Section(".zdebug_info") != nil || info.Flags&elf.SHF_COMPRESSED != 0 {
+		t.Errorf("%s: the DWARF is compressed or missing (.debug_info %v)", path, info)
+	}
+}
+
+// TestWithDebugLdflag: -compressdwarf=false reaches the linker whatever
+// -ldflags the program's build gives.
+func TestWithDebugLdflag(t *testing.T) {
+	for _, tt := range []struct{ in, want []string }{
+		{nil, []string{"-ldflags=-compressdwarf=false"}},
+		{[]string{"-tags=x"}, []string{"-ldflags=-compressdwarf=false", "-tags=x"}},
+		{[]string{"-ldflags=-X main.v=1", "-tags=x"}, []string{"-ldflags=-compressdwarf=false", "-ldflags=-X main.v=1 -compressdwarf=false", "-tags=x"}},
+		{[]string{"-ldflags=-X a=1", "-ldflags=example.com/m=-X 'b=2 3'"}, []string{"-ldflags=-compressdwarf=false", "-ldflags=-X a=1", "-ldflags=example.com/m=-X 'b=2 3' -compressdwarf=false"}},
+		{[]string{"-ldflags="}, []string{"-ldflags=-compressdwarf=false", "-ldflags= -compressdwarf=false"}},
+	} {
+		if got := withDebugLdflag(tt.in); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("withDebugLdflag(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }
