@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bufio"
 	"errors"
 	"os"
 	"os/exec"
@@ -161,6 +162,55 @@ func main() {
 
 	if _, err := launch(&Program{Path: filepath.Join(t.TempDir(), "missing")}, 1<<20, nil); err == nil || !strings.Contains(err.Error(), "no such file") {
 		t.Errorf("launching a missing binary: %v, want no such file", err)
+	}
+}
+
+// TestLaunchEndsWithAdi: a target stopped under Delve does not outlive an
+// adi killed outright. Its process group, orphaned then with a process
+// stopped in it (the stop startStopped began it with), gets SIGHUP and
+// SIGCONT from the kernel.
+func TestLaunchEndsWithAdi(t *testing.T) {
+	if bin := os.Getenv("ADI_TEST_LAUNCH_HOLD"); bin != "" {
+		// The adi side, in a process of its own: launch, say the pid,
+		// wait to be killed.
+		p, err := launch(&Program{Path: bin}, 1<<20, nil)
+		if err != nil {
+			os.Stdout.WriteString("ERROR " + err.Error() + "\n")
+			return
+		}
+		os.Stdout.WriteString("PID " + strconv.Itoa(p.pid) + "\n")
+		time.Sleep(time.Minute)
+		return
+	}
+	bin := buildSource(t, "package main\n\nimport \"time\"\n\nfunc main() {\n\tfor {\n\t\ttime.Sleep(time.Second)\n\t}\n}\n")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestLaunchEndsWithAdi$")
+	cmd.Env = append(os.Environ(), "ADI_TEST_LAUNCH_HOLD="+bin)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	pid := 0
+	for sc := bufio.NewScanner(out); pid == 0 && sc.Scan(); {
+		if s, ok := strings.CutPrefix(sc.Text(), "PID "); ok {
+			pid, _ = strconv.Atoi(s)
+		} else if strings.HasPrefix(sc.Text(), "ERROR ") {
+			t.Fatal(sc.Text())
+		}
+	}
+	if pid == 0 || !running(pid) {
+		t.Fatalf("no target running under the helper (pid %d)", pid)
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	for deadline := time.Now().Add(10 * time.Second); running(pid); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("the target %d still runs 10 s after adi was killed", pid)
+		}
 	}
 }
 
