@@ -27,16 +27,15 @@ const debugGcflags = "-gcflags=all=-N -l"
 const debugLdflag = "-compressdwarf=false"
 
 // withDebugLdflag returns the build flags with debugLdflag given to the
-// linker: added to the last -ldflags, which the go command takes over the
-// ones before it for the packages it matches, and on its own before all,
-// for a main package that the pattern of an -ldflags=pattern=flags does
-// not match.
+// linker whichever -ldflags applies to the main package (the go command
+// takes the last that matches it): added to each -ldflags given, and on
+// its own before all, for a main package that the patterns of
+// -ldflags=pattern=flags do not match.
 func withDebugLdflag(flags []string) []string {
 	out := append([]string{"-ldflags=" + debugLdflag}, flags...)
-	for i := len(out) - 1; i > 0; i-- {
+	for i := 1; i < len(out); i++ {
 		if strings.HasPrefix(out[i], "-ldflags=") {
 			out[i] += " " + debugLdflag
-			break
 		}
 	}
 	return out
@@ -124,9 +123,9 @@ func (e *BuildError) Error() string {
 // Build makes the program described by s: for Test it runs
 // "go test -c -o OUTDIR/adi-target.test -gcflags=all=-N -l [build flags] PKG"
 // and for Run "go build -o OUTDIR/adi-target -gcflags=all=-N -l [build flags]
-// PKG", the linker's flags with -compressdwarf=false, both in s.Dir, with the
-// current process's environment; for Exec it
-// checks that the binary is an executable ELF file with debug information.
+// PKG", the linker's flags with -compressdwarf=false (see withDebugLdflag),
+// both in s.Dir, with the current process's environment; for Exec it checks
+// that the binary is an executable ELF file with debug information.
 //
 // A target that does not exist gives an error matching ErrNotFound; a failed
 // build gives a *BuildError. Cancelling ctx kills the go command. Build may

@@ -425,6 +425,12 @@ func TestBuild(t *testing.T) {
 		},
 		{
 			name:    "run with -ldflags for other packages",
+			argv:    []string{"go", "run", "-ldflags=-X main.version=v3", "-ldflags=example.com/m/p=-X main.version=v2", "./cmd/hello"},
+			want:    Program{Path: "adi-target", Dir: ".", ModulePath: "example.com/m", ModuleDir: ".", PkgPath: "example.com/m/cmd/hello"},
+			wantOut: `VERSION v3`,
+		},
+		{
+			name:    "run with -ldflags for other packages only",
 			argv:    []string{"go", "run", "-ldflags=example.com/m/p=-X main.version=v2", "./cmd/hello"},
 			want:    Program{Path: "adi-target", Dir: ".", ModulePath: "example.com/m", ModuleDir: ".", PkgPath: "example.com/m/cmd/hello"},
 			wantOut: `VERSION dev`,
@@ -640,7 +646,7 @@ func TestWithDebugLdflag(t *testing.T) {
 		{nil, []string{"-ldflags=-compressdwarf=false"}},
 		{[]string{"-tags=x"}, []string{"-ldflags=-compressdwarf=false", "-tags=x"}},
 		{[]string{"-ldflags=-X main.v=1", "-tags=x"}, []string{"-ldflags=-compressdwarf=false", "-ldflags=-X main.v=1 -compressdwarf=false", "-tags=x"}},
-		{[]string{"-ldflags=-X a=1", "-ldflags=example.com/m=-X 'b=2 3'"}, []string{"-ldflags=-compressdwarf=false", "-ldflags=-X a=1", "-ldflags=example.com/m=-X 'b=2 3' -compressdwarf=false"}},
+		{[]string{"-ldflags=-X a=1", "-ldflags=example.com/m=-X 'b=2 3'"}, []string{"-ldflags=-compressdwarf=false", "-ldflags=-X a=1 -compressdwarf=false", "-ldflags=example.com/m=-X 'b=2 3' -compressdwarf=false"}},
 		{[]string{"-ldflags="}, []string{"-ldflags=-compressdwarf=false", "-ldflags= -compressdwarf=false"}},
 	} {
 		if got := withDebugLdflag(tt.in); !reflect.DeepEqual(got, tt.want) {
