@@ -23,7 +23,7 @@ const debugGcflags = "-gcflags=all=-N -l"
 
 // debugLdflag is the linker flag adi adds to its builds: DWARF left
 // uncompressed, which Delve would otherwise inflate again at every launch
-// of the program (a third of a launch of a small one).
+// of the program (a fifth to a third of a launch of a small one).
 const debugLdflag = "-compressdwarf=false"
 
 // withDebugLdflag returns the build flags with debugLdflag given to the
