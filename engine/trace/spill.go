@@ -55,10 +55,10 @@ type mapping struct {
 	stop   atomic.Bool
 	wake   chan struct{}
 	helped chan struct{}
-	// madeRows and madeKids are how far the helper made the rows, and
-	// the callee lists and lists by function, present (bytes; read once
-	// it has ended), madeVals how far the value rows were, once valsMade
-	// is closed.
+	// madeRows and madeKids are how far the helper (or Prepare) made
+	// the rows, and the callee lists and lists by function, present
+	// (bytes; read once it has ended), madeVals how far the value rows
+	// were, once valsMade is closed.
 	madeRows, madeKids, madeVals int
 	valsMade                     chan struct{}
 }
@@ -91,7 +91,7 @@ func (m *mapping) ahead(rows, kids, byFn []byte) {
 	}
 	const step = hugePage
 	size := int(unsafe.Sizeof(row{}))
-	var r, k int // bytes made present
+	r, k := m.madeRows, m.madeKids // bytes made present (see Prepare)
 	defer func() { m.madeRows, m.madeKids = r, k }()
 	for !m.stop.Load() {
 		want := aheadOf(int(m.added.Load()))
@@ -230,30 +230,26 @@ func (r *Recording) mapIndex(path string, frames, values, text int) error {
 			m.text = rest
 		}
 	} else {
-		// The mappings that grow take the address space of reserveFrames
-		// frames at once: growing one by moving it (remap) makes each of
-		// its pages cost a fault again when it is next written, as much
-		// as a fresh page.
-		for _, c := range []struct {
-			m    *[]byte
-			size int
-		}{
-			{&m.rows, max(rowBytes, reserveFrames*int(unsafe.Sizeof(row{})))},
-			{&m.vals, max(valBytes, reserveFrames*int(unsafe.Sizeof(vrow{})))},
-			{&m.kids, max(kidBytes, reserveFrames*4)},
-			{&m.byFn, max(kidBytes, reserveFrames*4)},
-			{&m.text, text},
-		} {
-			if *c.m, err = mapAnon(c.size); err != nil {
-				break
+		// The memory made ready for an index, if any (see Prepare), is
+		// taken when large enough.
+		m = takeReady()
+		if m != nil && (len(m.rows) < rowBytes || len(m.vals) < valBytes || len(m.kids) < kidBytes) {
+			m.unmap()
+			m = nil
+		}
+		if m == nil {
+			m, err = newMappings(rowBytes, valBytes, kidBytes)
+		}
+		if err == nil {
+			if m.text, err = mapAnon(text); err != nil {
+				m.unmap()
 			}
+		}
+		if err != nil {
+			return fmt.Errorf("mapping memory for the index: %w", err)
 		}
 	}
 	if err != nil {
-		if path == "" {
-			m.unmap()
-			return fmt.Errorf("mapping memory for the index: %w", err)
-		}
 		return fmt.Errorf("spilling the index to %s: %w", path, err)
 	}
 	// Rows and value rows are 8-byte aligned, callee lists 4-byte (the
@@ -271,7 +267,7 @@ func (r *Recording) mapIndex(path string, frames, values, text int) error {
 		// Value rows are written as the rows, when the values are
 		// not left in the record file: the pages of those asked for
 		// are faulted in.
-		m.madeVals, m.valsMade = valBytes, make(chan struct{})
+		m.madeVals, m.valsMade = max(m.madeVals, valBytes), make(chan struct{})
 		go func(vals []byte) {
 			prefault(vals)
 			runtime.KeepAlive(r) // the mappings stay
@@ -280,6 +276,32 @@ func (r *Recording) mapIndex(path string, frames, values, text int) error {
 	}
 	runtime.AddCleanup(r, (*mapping).unmap, m)
 	return nil
+}
+
+// newMappings maps the growing mappings of an index off the heap, for at
+// least rowBytes of rows, valBytes of value rows and kidBytes of callee
+// lists and of lists by function. They take the address space of
+// reserveFrames frames at once: growing one by moving it (remap) makes
+// each of its pages cost a fault again when it is next written, as much as
+// a fresh page.
+func newMappings(rowBytes, valBytes, kidBytes int) (*mapping, error) {
+	m := &mapping{}
+	for _, c := range []struct {
+		m    *[]byte
+		size int
+	}{
+		{&m.rows, max(rowBytes, reserveFrames*int(unsafe.Sizeof(row{})))},
+		{&m.vals, max(valBytes, reserveFrames*int(unsafe.Sizeof(vrow{})))},
+		{&m.kids, max(kidBytes, reserveFrames*4)},
+		{&m.byFn, max(kidBytes, reserveFrames*4)},
+	} {
+		var err error
+		if *c.m, err = mapAnon(c.size); err != nil {
+			m.unmap()
+			return nil, err
+		}
+	}
+	return m, nil
 }
 
 // reserveFrames is the number of frames whose rows, value rows (one a
