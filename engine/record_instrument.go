@@ -78,6 +78,9 @@ func buildInstrumented(ctx context.Context, spec *target.Spec, work string) (*in
 
 // buildHooked builds the instrumented binary from the rewritten sources.
 func buildHooked(ctx context.Context, spec *target.Spec, work string, res *instrument.Result) (*instrumented, error) {
+	// The memory of the first recording's index is made ready while the
+	// go command leaves a core idle (its link is one thread).
+	prepareIndex(prepareFrames, prepareBlocks)
 	// Named like the debug build: it is the target's process.
 	out := filepath.Join(work, "adi-target-instrumented")
 	args := []string{"build", "-o", out}
@@ -278,6 +281,8 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 	}()
 	b.finish(status, ctx.Err(), opts.Timeout, stdout.String(), stderr.String(), t)
 	<-released
+	// The next recording, of this build or another, likely takes as much.
+	prepareIndex(b.rec.Len()+b.rec.Len()/4, b.copied.blocksMapped())
 	if kept && !slices.Equal(ends, b.valuesEnd) {
 		src.trim(records, b.valuesEnd)
 	}
@@ -532,6 +537,35 @@ func memAvailable() int64 {
 	}
 	return 0
 }
+
+// prepareIndex asks for the memory of the next instrumented recording's
+// index to be made ready while a core is idle (see trace.Prepare): rows
+// and lists for frames frames, and blocks blocks of value copies, within
+// an eighth of the memory available and maxPrepared bytes.
+func prepareIndex(frames, blocks int) {
+	trace.Prepare(preparedSize(frames, blocks, memAvailable()))
+}
+
+// preparedSize bounds what prepareIndex asks for, with avail bytes of
+// memory available (0: not known): the blocks first.
+func preparedSize(frames, blocks int, avail int64) (int, int) {
+	budget := int64(maxPrepared)
+	if avail > 0 {
+		budget = min(budget, avail/8)
+	}
+	blocks = int(min(int64(blocks), budget/copiedBlock))
+	budget -= int64(blocks) * copiedBlock
+	return int(min(int64(frames), budget/indexSize(1, 0))), blocks
+}
+
+const (
+	// prepareFrames and prepareBlocks are what is made ready for the
+	// first recording of a build (14 MB of rows and lists, 4 MB of
+	// copies); each recording asks for as much as it took for the next.
+	prepareFrames = 256 << 10
+	prepareBlocks = 2
+	maxPrepared   = 256 << 20
+)
 
 // indexSize is about the size of the index of frames frames and values
 // values: a row, a callee and a per-function entry a frame; a row and some

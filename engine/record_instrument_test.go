@@ -1170,3 +1170,27 @@ func TestScaleAllocs(t *testing.T) {
 		t.Errorf("example.com/allocs.Scale#1 %+v, %v", fr, err)
 	}
 }
+
+// TestPreparedSize: what is made ready for the next recording stays within
+// an eighth of the memory available and maxPrepared, blocks first.
+func TestPreparedSize(t *testing.T) {
+	frame := indexSize(1, 0)
+	for _, c := range []struct {
+		frames, blocks int
+		avail          int64
+		wantF, wantB   int
+	}{
+		{100_000, 3, 0, 100_000, 3},
+		{100_000, 3, 64 << 30, 100_000, 3},
+		{10_000_000, 0, 0, int(maxPrepared / frame), 0},
+		{10_000_000, 4, 64 << 30, int((maxPrepared - 4*copiedBlock) / frame), 4},
+		// 10 MB to spend: five blocks, no rows.
+		{100_000, 8, 80 << 20, 0, 5},
+		{1_000_000, 1, 80 << 20, int((10<<20 - copiedBlock) / frame), 1},
+	} {
+		f, b := preparedSize(c.frames, c.blocks, c.avail)
+		if f != c.wantF || b != c.wantB {
+			t.Errorf("preparedSize(%d, %d, %d) = %d, %d; want %d, %d", c.frames, c.blocks, c.avail, f, b, c.wantF, c.wantB)
+		}
+	}
+}

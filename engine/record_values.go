@@ -117,7 +117,7 @@ const copiedRef = 1 << 31
 
 // copiedBlock is the size of the blocks of copied values: a huge page, and
 // far more than a record holds (the runtime bounds them to 4 KB).
-const copiedBlock = 2 << 20
+const copiedBlock = trace.BlockSize
 
 // add copies the values b and returns their reference, false when there
 // is no room for them.
@@ -128,11 +128,15 @@ func (c *copiedValues) add(b []byte) (uint32, bool) {
 			return 0, false
 		}
 		if c.used == len(c.blocks) {
-			m, err := unix.Mmap(-1, 0, copiedBlock, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANON)
-			if err != nil {
-				return 0, false
+			// One made ready ahead (see prepareIndex), else a fresh one.
+			m, ok := trace.TakeBlock()
+			if !ok {
+				var err error
+				if m, err = unix.Mmap(-1, 0, copiedBlock, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANON); err != nil {
+					return 0, false
+				}
+				unix.Madvise(m, unix.MADV_HUGEPAGE)
 			}
-			unix.Madvise(m, unix.MADV_HUGEPAGE)
 			c.blocks = append(c.blocks, m[:0])
 		}
 		c.used++
@@ -184,6 +188,14 @@ func (c *copiedValues) free() {
 		unix.Munmap(b[:cap(b)])
 	}
 	c.blocks, c.used, c.bytes = nil, 0, 0
+}
+
+// blocksMapped is the number of blocks the copies took at most.
+func (c *copiedValues) blocksMapped() int {
+	if c == nil {
+		return 0
+	}
+	return len(c.blocks)
 }
 
 // size is the bytes of the values copied and not given back (the blocks'
