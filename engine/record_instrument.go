@@ -384,7 +384,7 @@ func indexLive(records *os.File, in *instrumented, lim Limits, syms symbols, exi
 		}
 		return nil
 	}
-	idle := pollIdle
+	idle, polled := pollIdle, time.Now()
 	wait := time.NewTimer(idle)
 	defer wait.Stop()
 	for {
@@ -414,15 +414,28 @@ func indexLive(records *os.File, in *instrumented, lim Limits, syms symbols, exi
 			idle = pollIdle
 			continue
 		}
-		// A target that waits (for input, a timer, the network) is
-		// polled less and less often; its end is seen at once.
 		wait.Reset(idle)
 		select {
 		case <-wait.C:
 		case <-exited:
 		}
-		idle = min(2*idle, maxPollIdle)
+		idle = nextPoll(idle, b.records > 0, time.Since(polled))
 	}
+}
+
+// nextPoll is how long the index waits for the target's next records
+// after waiting idle and finding none, started saying whether the target
+// has written any, since how long the index has been polling. A target
+// that waits (for input, a timer, the network) is polled less and less
+// often (its end is seen at once). One that has not written its first
+// record is starting (the Go runtime takes milliseconds): its first
+// records are read as they come, up to startPolls, for the index, slower
+// than the target, would only start later.
+func nextPoll(idle time.Duration, started bool, since time.Duration) time.Duration {
+	if !started && since <= startPolls {
+		return pollIdle
+	}
+	return min(2*idle, maxPollIdle)
 }
 
 const (
@@ -438,6 +451,9 @@ const (
 	// are still none.
 	pollIdle    = 100 * time.Microsecond
 	maxPollIdle = 5 * time.Millisecond
+	// startPolls is how long the index polls every pollIdle for the
+	// target's first record.
+	startPolls = 100 * time.Millisecond
 )
 
 // faultErr turns a fault reading the mapped record file into the error

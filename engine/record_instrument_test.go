@@ -1194,3 +1194,25 @@ func TestPreparedSize(t *testing.T) {
 		}
 	}
 }
+
+// TestNextPoll: the index polls a starting target every pollIdle until its
+// first record, then less and less often while it writes none.
+func TestNextPoll(t *testing.T) {
+	for _, c := range []struct {
+		idle    time.Duration
+		started bool
+		since   time.Duration
+		want    time.Duration
+	}{
+		{pollIdle, false, time.Millisecond, pollIdle},
+		{pollIdle, false, startPolls, pollIdle},
+		{pollIdle, false, startPolls + time.Millisecond, 2 * pollIdle},
+		{pollIdle, true, time.Millisecond, 2 * pollIdle},
+		{3 * time.Millisecond, true, time.Second, maxPollIdle},
+		{maxPollIdle, false, time.Second, maxPollIdle},
+	} {
+		if got := nextPoll(c.idle, c.started, c.since); got != c.want {
+			t.Errorf("nextPoll(%v, %v, %v) = %v, want %v", c.idle, c.started, c.since, got, c.want)
+		}
+	}
+}
