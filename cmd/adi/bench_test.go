@@ -94,6 +94,11 @@ func TestBenchJSON(t *testing.T) {
 		if r.KernelMS == nil || *r.KernelMS < 0 || *r.KernelMS > float64(runtime.NumCPU())**r.InstrumentMS {
 			t.Errorf("time in the kernel %v during a recording of %v", deref(r.KernelMS), *r.InstrumentMS)
 		}
+		// The first recording is one of those the median is of (one
+		// run here).
+		if r.FirstMS == nil || r.FirstX == nil || !near(*r.FirstMS, *r.InstrumentMS) || !near(*r.FirstX, *r.FirstMS/r.NativeMS) {
+			t.Errorf("first recording %v (%v× native), want the only one, %v", deref(r.FirstMS), deref(r.FirstX), *r.InstrumentMS)
+		}
 		// The run and the index are parts of the recording.
 		if r.RunMS == nil || r.IndexMS == nil || *r.RunMS <= 0 || *r.IndexMS <= 0 || *r.RunMS+*r.IndexMS > *r.InstrumentMS {
 			t.Errorf("run %v + index %v, want positive parts of the recording's %v", deref(r.RunMS), deref(r.IndexMS), *r.InstrumentMS)
@@ -204,6 +209,9 @@ func TestBenchSummarize(t *testing.T) {
 	check("delve", r.DelveMS, 2000)
 	// per-run ratios 3, 2, 2 (median 2; the ratio of the medians is 2 too)
 	check("instrument ×native", r.InstrumentX, 2)
+	// the first round's, not a median
+	check("first", r.FirstMS, 30)
+	check("first ×native", r.FirstX, 3)
 	// per-run 100, 150, 50: median 100, while the medians give 2000/20 = 100
 	check("delve ×native", r.DelveX, 100)
 	check("run", r.RunMS, 30)
