@@ -64,10 +64,11 @@ func TakeBlock() ([]byte, bool) {
 }
 
 // takeReady returns the mappings Prepare made ready for an index, nil if
-// there are none; it waits for the page being made to be done.
+// there are none. It does not wait for the page being made: the thread
+// making it runs only when a core is idle, and a recording keeps its core
+// busy. That page is made as the index comes to it, or by its helper
+// (making a page present leaves what it holds as it is).
 func takeReady() *mapping {
-	ready.step.Lock()
-	defer ready.step.Unlock()
 	ready.mu.Lock()
 	defer ready.mu.Unlock()
 	m := ready.set
@@ -93,9 +94,6 @@ var ready struct {
 	// that a timer set before the last one does not give it back.
 	filling bool
 	stamp   int
-	// step is held while a page is made: takeReady waits for it, so
-	// that nothing touches the mappings it returns.
-	step sync.Mutex
 }
 
 // fillReady makes the memory Prepare asked for, a huge page at a time,
@@ -116,10 +114,10 @@ func fillReady() {
 
 // readyStep makes the next huge page asked for present. When nothing is
 // left to make, it says so (false) and that no filler runs, in one step
-// with the check: a request that comes later starts another.
+// with the check: a request that comes later starts another. The made
+// counts of the mappings change with ready.mu held, and only while they
+// are ready: once taken, they are the index's.
 func readyStep() bool {
-	ready.step.Lock()
-	defer ready.step.Unlock()
 	ready.mu.Lock()
 	if ready.set == nil && ready.frames > 0 {
 		m, err := newMappings(0, 0, 0)
@@ -130,12 +128,22 @@ func readyStep() bool {
 		}
 	}
 	m, blocks := ready.set, ready.blocks-len(ready.made)
-	var rows, kids int
+	var b []byte
+	var made *int
+	var from, to int
 	if m != nil {
-		rows = min(ready.frames*int(unsafe.Sizeof(row{})), len(m.rows))
-		kids = min(ready.frames*4, len(m.kids), len(m.byFn))
+		rows := min(ready.frames*int(unsafe.Sizeof(row{})), len(m.rows))
+		kids := min(ready.frames*4, len(m.kids), len(m.byFn))
+		switch {
+		case m.madeVals < readyVals:
+			b, made, from, to = m.vals, &m.madeVals, m.madeVals, readyVals
+		case m.madeRows < rows:
+			b, made, from, to = m.rows, &m.madeRows, m.madeRows, rows
+		case m.madeKids < kids:
+			b, made, from, to = m.kids, &m.madeKids, m.madeKids, kids
+		}
 	}
-	if (m == nil || m.madeVals >= readyVals && m.madeRows >= rows && m.madeKids >= kids) && blocks <= 0 {
+	if made == nil && blocks <= 0 {
 		ready.filling = false
 		stamp := ready.stamp
 		time.AfterFunc(readyFor, func() { dropReady(stamp) })
@@ -143,26 +151,28 @@ func readyStep() bool {
 		return false
 	}
 	ready.mu.Unlock()
-	switch {
-	case m != nil && m.madeVals < readyVals:
-		m.madeVals = makeStep(m.vals, m.madeVals, readyVals)
-	case m != nil && m.madeRows < rows:
-		m.madeRows = makeStep(m.rows, m.madeRows, rows)
-	case m != nil && m.madeKids < kids:
-		makeStep(m.byFn, m.madeKids, kids)
-		m.madeKids = makeStep(m.kids, m.madeKids, kids)
-	default:
-		b, err := mapAnon(hugePage)
-		if err == nil {
-			prefault(b)
+	if made != nil {
+		end := makeStep(b, from, to)
+		if made == &m.madeKids {
+			makeStep(m.byFn, from, to)
 		}
 		ready.mu.Lock()
-		if err != nil {
-			ready.blocks = len(ready.made)
-		} else {
-			ready.made = append(ready.made, b)
+		if ready.set == m {
+			*made = end
 		}
 		ready.mu.Unlock()
+		return true
+	}
+	blk, err := mapAnon(hugePage)
+	if err == nil {
+		prefault(blk)
+	}
+	ready.mu.Lock()
+	defer ready.mu.Unlock()
+	if err != nil {
+		ready.blocks = len(ready.made)
+	} else {
+		ready.made = append(ready.made, blk)
 	}
 	return true
 }
@@ -182,8 +192,6 @@ func makeStep(b []byte, made, end int) int {
 // dropReady gives back the memory made ready if no request came after
 // the one numbered stamp.
 func dropReady(stamp int) {
-	ready.step.Lock()
-	defer ready.step.Unlock()
 	ready.mu.Lock()
 	defer ready.mu.Unlock()
 	if ready.stamp != stamp || ready.filling {
