@@ -370,17 +370,33 @@ func indexLive(records *os.File, in *instrumented, lim Limits, syms symbols, exi
 		t.Recycle = true
 		b.copied = copied
 	}
+	// The bounds above, checked every 4096 records and after each poll: a
+	// poll of a builder far behind the target, or the one after its end,
+	// can be long.
+	sized := func() error {
+		size := indexSize(b.rec.Len(), int(b.rec.Values())) + int64(b.copied.size())
+		if t.Recycle && above >= 0 && size > above/4 {
+			t.Recycle = false
+		}
+		if above >= 0 && size > above && t.Recycled == 0 {
+			return errSpill
+		}
+		return nil
+	}
 	// atExit is set (within 4096 records) when the target ends, which a
 	// long poll of a builder behind the target does not wait for.
 	b.atExit = -1
 	event := func(r *instrument.Record) error {
 		b.event(r)
-		if b.records&4095 == 0 && b.atExit < 0 {
-			select {
-			case <-exited:
-				b.atExit = b.records
-			default:
+		if b.records&4095 == 0 {
+			if b.atExit < 0 {
+				select {
+				case <-exited:
+					b.atExit = b.records
+				default:
+				}
 			}
+			return sized()
 		}
 		return nil
 	}
@@ -388,27 +404,26 @@ func indexLive(records *os.File, in *instrumented, lim Limits, syms symbols, exi
 	wait := time.NewTimer(idle)
 	defer wait.Stop()
 	for {
+		final := false
 		select {
 		case <-exited:
+			final = true
 			if b.atExit < 0 {
 				b.atExit = b.records
 			}
-			if _, err := t.Poll(true, event); err != nil {
-				return nil, nil, err
-			}
-			return b, t, nil
 		default:
 		}
-		n, err := t.Poll(false, event)
-		if err != nil {
-			return nil, nil, err
+		n, err := t.Poll(final, event)
+		if err == nil {
+			err = sized()
 		}
-		size := indexSize(b.rec.Len(), int(b.rec.Values())) + int64(b.copied.size())
-		if t.Recycle && above >= 0 && size > above/4 {
-			t.Recycle = false
-		}
-		if above >= 0 && size > above && t.Recycled == 0 {
+		switch {
+		case err == errSpill:
 			return nil, nil, nil
+		case err != nil:
+			return nil, nil, err
+		case final:
+			return b, t, nil
 		}
 		if n > 0 {
 			idle = pollIdle
@@ -455,6 +470,10 @@ const (
 	// target's first record.
 	startPolls = 100 * time.Millisecond
 )
+
+// errSpill stops the index built as the target runs when it grows past
+// the size it is spilled at (see indexLive).
+var errSpill = errors.New("the index is to be spilled")
 
 // faultErr turns a fault reading the mapped record file into the error
 // *err, with no builder (deferred, with debug.SetPanicOnFault set). The

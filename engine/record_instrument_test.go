@@ -736,6 +736,47 @@ func TestInstrumentFilesTarget(t *testing.T) {
 	}
 }
 
+// TestIndexLiveSpillsAtEnd: the records of a target that ended before the
+// index read any (read in the poll after its end) are spilled as well when
+// they grow past the bound, and kept in memory below it.
+func TestIndexLiveSpillsAtEnd(t *testing.T) {
+	inst, prog := buildFib(t)
+	in := inst.in
+	exited := make(chan struct{})
+	close(exited)
+	for _, c := range []struct {
+		above int64
+		spill bool
+	}{{1, true}, {-1, false}} {
+		f, err := recordFile(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		run := exec.Command(in.path, prog.Args...)
+		run.Dir = prog.Dir
+		run.Env = append(append(os.Environ(), in.env...), "ADI_TRACE_FD=3")
+		run.ExtraFiles = []*os.File{f}
+		if out, err := run.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		b, tf, err := indexLive(f, in, Limits{MaxFrames: 2_000_000}.withDefaults(), in.symbols, exited, c.above, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (b == nil) != c.spill {
+			t.Errorf("above %d: spilled %v, want %v", c.above, b == nil, c.spill)
+		}
+		if b != nil {
+			if b.records < 1_000_000 {
+				t.Errorf("above %d: %d records read, want all of fib(27)'s", c.above, b.records)
+			}
+			tf.Close()
+			b.copied.free()
+		}
+		f.Close()
+	}
+}
+
 // TestInstrumentSpill records testdata/bench/fib (635,623 frames) with
 // its index in anonymous memory (a large index that is not spilled) and in
 // a mapped file (as an index over RecordOptions.SpillAbove is): the two
