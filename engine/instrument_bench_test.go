@@ -141,17 +141,7 @@ func BenchmarkIndexRecords(b *testing.B) {
 			var records int
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
-				f, err := recordFile(work)
-				if err != nil {
-					b.Fatal(err)
-				}
-				run := exec.Command(in.path, built.Args...)
-				run.Dir = built.Dir
-				run.Env = append(append(os.Environ(), in.env...), "ADI_TRACE_FD=3")
-				run.ExtraFiles = []*os.File{f}
-				if out, err := run.CombinedOutput(); err != nil {
-					b.Fatalf("%v: %s", err, out)
-				}
+				f := writeRecords(b, in, built.Args, built.Dir, work)
 				b.StartTimer()
 				bld, t, err := indexLive(f, in, lim, in.symbols, exited, DefaultSpillAbove, true)
 				b.StopTimer()
@@ -170,4 +160,23 @@ func BenchmarkIndexRecords(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(records), "ns/record")
 		})
 	}
+}
+
+// writeRecords runs the instrumented binary of in to its end, with args in
+// dir, its records to a new record file in work, which it returns.
+func writeRecords(tb testing.TB, in *instrumented, args []string, dir, work string) *os.File {
+	tb.Helper()
+	f, err := recordFile(work)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	run := exec.Command(in.path, args...)
+	run.Dir = dir
+	run.Env = append(append(os.Environ(), in.env...), "ADI_TRACE_FD=3")
+	run.ExtraFiles = []*os.File{f}
+	if out, err := run.CombinedOutput(); err != nil {
+		f.Close()
+		tb.Fatalf("%v: %s", err, out)
+	}
+	return f
 }

@@ -748,17 +748,7 @@ func TestIndexLiveSpillsAtEnd(t *testing.T) {
 		above int64
 		spill bool
 	}{{1, true}, {-1, false}} {
-		f, err := recordFile(t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
-		run := exec.Command(in.path, prog.Args...)
-		run.Dir = prog.Dir
-		run.Env = append(append(os.Environ(), in.env...), "ADI_TRACE_FD=3")
-		run.ExtraFiles = []*os.File{f}
-		if out, err := run.CombinedOutput(); err != nil {
-			t.Fatalf("%v: %s", err, out)
-		}
+		f := writeRecords(t, in, prog.Args, prog.Dir, t.TempDir())
 		b, tf, err := indexLive(f, in, Limits{MaxFrames: 2_000_000}.withDefaults(), in.symbols, exited, c.above, true)
 		if err != nil {
 			t.Fatal(err)
