@@ -97,8 +97,11 @@ type fnInfo struct {
 	name string
 	decl Pos
 	// frames are the Seqs of its frames in order of entry (so by
-	// FID.Index), made by Index.
+	// FID.Index), made by Index; count is how many there are, kept as
+	// frames are entered and dropped (Index lays the lists out by the
+	// counts, without a pass over the rows to count them).
 	frames []int32
+	count  int32
 	// params and results name the values of its frames that are in
 	// r.source (see SetValueNames).
 	params, results []string
@@ -379,6 +382,7 @@ func (r *Recording) Enter(e *Entry) int {
 		w.flags |= flagIndirect
 	}
 	r.countCallee(w.parent, seq, 1)
+	r.funcs[e.Func].count++
 	r.indexed = false
 	if seq%aheadEvery == 0 && r.mem != nil {
 		r.mem.grew(seq)
@@ -395,6 +399,7 @@ func (r *Recording) Enter(e *Entry) int {
 func (r *Recording) DropLast() {
 	seq := len(r.rows) - 1
 	r.countCallee(r.rows[seq].parent, seq, -1)
+	r.funcs[r.rows[seq].fn].count--
 	delete(r.panics, int32(seq))
 	if int32(seq) <= r.withinLast && len(r.within) > 0 {
 		delete(r.within, int32(seq))
@@ -1124,6 +1129,8 @@ func (r *Recording) Keep(keep []bool) {
 		if keep[i] {
 			to[i] = n
 			n++
+		} else {
+			r.funcs[r.rows[i].fn].count--
 		}
 	}
 	within, kids := r.keptCounts(keep, to)
@@ -1350,15 +1357,11 @@ func (r *Recording) Index() {
 // that panicked. The lists are parts of one array, r.byFn.
 func (r *Recording) indexFuncs() {
 	r.panicked = r.panicked[:0]
-	ends := make([]int32, len(r.funcs))
-	for i := range r.rows {
-		ends[r.rows[i].fn]++
-	}
 	// On the heap, new lists: those of an earlier Index stay as they were.
 	r.byFn = r.seqs(nil, len(r.rows), true)
 	n := int32(0)
 	for id := range r.funcs {
-		k := ends[id]
+		k := r.funcs[id].count
 		r.funcs[id].frames = r.byFn[n : n : n+k]
 		n += k
 	}

@@ -570,6 +570,59 @@ func TestStoreCalleesCounted(t *testing.T) {
 	}
 }
 
+// TestStoreFuncsCounted: the frames of each function, counted as they are
+// entered, dropped (DropLast) and kept (Keep), lay the per-function lists
+// out in one array, each list where the one before it ends, with room for
+// its frames and no more; also after frames come after an Index.
+func TestStoreFuncsCounted(t *testing.T) {
+	r := &Recording{}
+	f, g, h := r.FuncID("main.f", Pos{}), r.FuncID("main.g", Pos{}), r.FuncID("main.h", Pos{})
+	counts := map[uint32]int{}
+	enter := func(fn uint32, parent int) int {
+		counts[fn]++
+		return r.Enter(&Entry{Func: fn, Index: counts[fn], Parent: parent, Goroutine: 1, EntrySeq: uint64(r.Len() + 1)})
+	}
+	check := func(when string) {
+		t.Helper()
+		r.Index()
+		at := 0
+		for id := range r.funcs {
+			frames := r.funcs[id].frames
+			var want []int32
+			for s := range r.Len() {
+				if r.rows[s].fn == uint32(id) {
+					want = append(want, int32(s))
+				}
+			}
+			if !slices.Equal(frames, want) {
+				t.Errorf("%s: %s's frames %v, want %v", when, r.funcs[id].name, frames, want)
+			}
+			if len(frames) > 0 && (at >= len(r.byFn) || &frames[0] != &r.byFn[at] || cap(frames) != len(frames)) {
+				t.Errorf("%s: %s's %d frames are not in the array at %d, its room %d", when, r.funcs[id].name, len(frames), at, cap(frames))
+			}
+			at += len(frames)
+		}
+		if at != r.Len() || len(r.byFn) != r.Len() {
+			t.Errorf("%s: the lists hold %d frames, the array %d, of %d", when, at, len(r.byFn), r.Len())
+		}
+	}
+	root := enter(f, -1)
+	a := enter(g, root)
+	enter(h, a)
+	enter(h, a)
+	r.DropLast()
+	enter(g, a)
+	enter(h, root)
+	r.DropLast()
+	enter(f, root)
+	check("entered, two dropped")
+	r.Keep([]bool{true, false, true, true, true})
+	check("kept")
+	enter(h, 0)
+	enter(g, 0)
+	check("two more after an Index")
+}
+
 // TestRunsAlone: a frame runs alone when it and its subtree returned, or
 // ended with the run's panic, and no other frame of its function overlaps
 // it.
