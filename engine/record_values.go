@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/binary"
 	"os"
 	"strconv"
 	"strings"
@@ -120,7 +121,9 @@ const copiedRef = 1 << 31
 const copiedBlock = trace.BlockSize
 
 // add copies the values b and returns their reference, false when there
-// is no room for them.
+// is no room for them. Values of up to 8 bytes with 8 in b's capacity (see
+// instrument.File.ValuesBytes), most of them, are copied as one word: the
+// bytes past them are overwritten by the next values, or are the slack.
 func (c *copiedValues) add(b []byte) (uint32, bool) {
 	need := len(b) + instrument.ValuesSlack
 	if c.used == 0 || cap(c.blocks[c.used-1])-len(c.blocks[c.used-1]) < need {
@@ -142,8 +145,14 @@ func (c *copiedValues) add(b []byte) (uint32, bool) {
 		c.used++
 	}
 	blk := &c.blocks[c.used-1]
-	off := (c.used-1)*copiedBlock + len(*blk)
-	*blk = append(*blk, b...)
+	n := len(*blk)
+	off := (c.used-1)*copiedBlock + n
+	if len(b) <= 8 && cap(b) >= 8 {
+		binary.LittleEndian.PutUint64((*blk)[n:n+8], binary.LittleEndian.Uint64(b[:8]))
+		*blk = (*blk)[:n+len(b)]
+	} else {
+		*blk = append(*blk, b...)
+	}
 	c.bytes += len(b)
 	return copiedRef | uint32(off), true
 }

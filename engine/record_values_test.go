@@ -559,6 +559,42 @@ func TestCopiedValues(t *testing.T) {
 	}
 }
 
+// TestCopiedValuesWord copies values of up to 8 bytes a word at a time
+// (the bytes after them, in their capacity, are 0xff): each reads back
+// from its reference, and the next values go right after them.
+func TestCopiedValuesWord(t *testing.T) {
+	var c copiedValues
+	defer c.free()
+	next := uint32(0)
+	for n := range 9 {
+		b := bytes.Repeat([]byte{0xff}, 8)
+		for i := range n {
+			b[i] = byte('a' + n)
+		}
+		ref, ok := c.add(b[:n])
+		if !ok {
+			t.Fatalf("no room for %d bytes", n)
+		}
+		if n > 0 && ref != next {
+			t.Errorf("%d bytes went to %#x, want %#x (after the values before)", n, ref, next)
+		}
+		blk, at := c.at(ref)
+		if got := blk[at : at+n]; !bytes.Equal(got, b[:n]) {
+			t.Errorf("%d bytes read back %q, want %q", n, got, b[:n])
+		}
+		next = ref + uint32(n)
+	}
+	if c.size() != 36 {
+		t.Errorf("size %d, want 36 (0 to 8 bytes)", c.size())
+	}
+	// Every value reads back after the last copy.
+	for n, ref := 1, uint32(copiedRef); n <= 8; ref, n = ref+uint32(n), n+1 {
+		if blk, at := c.at(ref); !bytes.Equal(blk[at:at+n], bytes.Repeat([]byte{byte('a' + n)}, n)) {
+			t.Errorf("%d bytes at %#x: %q after the copies that followed", n, ref, blk[at:at+n])
+		}
+	}
+}
+
 // TestCopiedRollback gives back the values copied since a mark, across a
 // block's end: the values before the mark read back, the next ones go
 // where the mark was, and a block given back is used again rather than a

@@ -1209,12 +1209,14 @@ func (f *File) ValuesAt(dst []Value, at, n int) ([]Value, error) {
 
 // ValuesBytes returns the bytes of the values of a record read with
 // LazyValues (from Record.ValuesAt to ValuesEnd), for a reader that
-// copies them (see Recycle); nil if they are not in the file.
+// copies them (see Recycle); nil if they are not in the file. Up to 8
+// bytes of the file that follow them are in its capacity, for a copy a
+// word at a time; they are read only, as the whole mapping is.
 func (f *File) ValuesBytes(at, end int) []byte {
 	if at < 0 || at > end || end > int(f.Bytes) || end > len(f.data) {
 		return nil
 	}
-	return f.data[at:end:end]
+	return f.data[at:end:min(end+8, int(f.Bytes), len(f.data))]
 }
 
 // DecodeValues is ValuesAt for values copied out of the file: it appends
