@@ -1477,18 +1477,13 @@ func (g *gstack) deeper(off uint64, keepAt bool) bool {
 //
 // Offsets grow with depth (they are the distance from the stack top).
 func (b *builder) unwindTo(gs *gstack, off uint64, keepAt bool) []iopen {
-	stack := gs.open
-	for len(stack) > 0 {
-		top := &stack[len(stack)-1]
-		if top.off < off || keepAt && top.off == off {
-			break
-		}
+	for gs.deeper(off, keepAt) {
+		top := &gs.open[len(gs.open)-1]
 		b.rec.SetExit(top.frame, b.rec.ExitOf(top.frame), b.next())
 		b.settle(gs, top)
-		stack = stack[:len(stack)-1]
+		gs.open = gs.open[:len(gs.open)-1]
 	}
-	gs.open = stack
-	return stack
+	return gs.open
 }
 
 // itype is a recorded type, as values of it are rendered.
