@@ -245,7 +245,8 @@ type File struct {
 	// Recycle makes Poll hand back to the runtime (of a File from
 	// OpenLive), to be written again, the chunks it reads while the
 	// target runs, once it has read them through: their records say so
-	// (Record.Recycled). Recycled counts the chunks Poll has handed back.
+	// (Record.Recycled). Set it before the first Poll; StopRecycle turns
+	// it off. Recycled counts the chunks Poll has handed back.
 	Recycle  bool
 	Recycled int
 
@@ -432,6 +433,20 @@ func (f *File) Close() error {
 	return err
 }
 
+// StopRecycle hands no more chunks back: the records read from now on
+// keep their values in the file, those of chunks read in part too
+// (Record.Recycled is false). A final Poll calls it: the target has
+// ended. A reader that learns of the end during a long Poll calls it
+// then, as one that would rather keep values in the file than copy them.
+func (f *File) StopRecycle() {
+	f.Recycle = false
+	for _, c := range f.chunks {
+		if c != nil {
+			c.rec.Recycled = false
+		}
+	}
+}
+
 // handBack puts chunk n, read through, on the free list, unless the list
 // is full; the chunk is then read again once the runtime has taken it
 // (its gen changed).
@@ -587,6 +602,9 @@ func (f *File) Poll(final bool, fn func(*Record) error) (int, error) {
 		f.chunks = append(f.chunks, nil)
 		f.scan = append(f.scan, n)
 	}
+	if final && f.Recycle {
+		f.StopRecycle()
+	}
 	keep := f.scan[:0]
 	for _, n := range f.scan {
 		start := n * chunkSize
@@ -619,7 +637,7 @@ func (f *File) Poll(final bool, fn func(*Record) error) (int, error) {
 		c := f.chunks[n]
 		if c == nil {
 			c = f.cursor(start)
-			c.rec.Recycled = f.Recycle && f.ctl != nil && !final
+			c.rec.Recycled = f.Recycle && f.ctl != nil
 			f.chunks[n] = c
 		}
 		c.bound = min(end, len(c.d.b))

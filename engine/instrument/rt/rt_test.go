@@ -522,6 +522,62 @@ func TestRecycleWhileMerging(t *testing.T) {
 	}
 }
 
+// TestStopRecycle stops handing chunks back during a Poll, and at the
+// target's end: the records read from then on, those of chunks already
+// read in part too, say that their chunk stays (their values need not be
+// copied), and no chunk goes back.
+func TestStopRecycle(t *testing.T) {
+	path := startRecording(t)
+	const calls = 21891 // fib(20)
+	fibHooked(20)
+	f := openRecycling(t, path)
+	records, handed, stopAt := 0, -1, calls
+	var after []int // records read after the stop from chunks going back
+	collect := func(r *instrument.Record) error {
+		records++
+		if handed >= 0 && r.Recycled {
+			after = append(after, records)
+		}
+		if records == stopAt {
+			handed = f.Recycled
+			f.StopRecycle()
+		}
+		return nil
+	}
+	if _, err := f.Poll(false, collect); err != nil {
+		t.Fatal(err)
+	}
+	if handed <= 0 {
+		t.Fatalf("%d chunks handed back before the stop, want some", handed)
+	}
+	if len(after) > 0 || f.Recycled != handed {
+		t.Fatalf("after the stop: %d records from chunks going back (the first: %v), %d chunks handed back (%d before)",
+			len(after), after[:min(len(after), 1)], f.Recycled, handed)
+	}
+
+	// At the end: the chunk the goroutine was writing, read in part while
+	// chunks went back, stays too.
+	path = startRecording(t)
+	fibHooked(20)
+	f = openRecycling(t, path)
+	records, handed, stopAt = 0, -1, -1
+	if _, err := f.Poll(false, collect); err != nil {
+		t.Fatal(err)
+	}
+	if f.Recycled == 0 {
+		t.Fatal("no chunk handed back before the end")
+	}
+	fibHooked(20)
+	handed, after = f.Recycled, nil
+	if _, err := f.Poll(true, collect); err != nil {
+		t.Fatal(err)
+	}
+	if records != 4*calls+1 || len(after) > 0 || f.Recycled != handed {
+		t.Fatalf("read at the end: %d records (want %d), %d from chunks going back, %d chunks handed back (%d before)",
+			records, 4*calls+1, len(after), f.Recycled, handed)
+	}
+}
+
 // checkFirstPass checks the counts of OpenFile's first pass (from the
 // chunks' headers mostly) against the records read.
 func checkFirstPass(t *testing.T, path string, tr *instrument.Trace) {
