@@ -376,7 +376,7 @@ func indexLive(records *os.File, in *instrumented, lim Limits, syms symbols, exi
 	sized := func() error {
 		size := indexSize(b.rec.Len(), int(b.rec.Values())) + int64(b.copied.size())
 		if t.Recycle && above >= 0 && size > above/4 {
-			t.Recycle = false
+			t.StopRecycle()
 		}
 		if above >= 0 && size > above && t.Recycled == 0 {
 			return errSpill
@@ -384,15 +384,21 @@ func indexLive(records *os.File, in *instrumented, lim Limits, syms symbols, exi
 		return nil
 	}
 	// atExit is set (within 4096 records) when the target ends, which a
-	// long poll of a builder behind the target does not wait for.
+	// long poll of a builder behind the target does not wait for: no
+	// chunk goes back from then on, and the values of the records left
+	// stay in the file rather than being copied.
 	b.atExit = -1
 	event := func(r *instrument.Record) error {
 		b.event(r)
 		if b.records&4095 == 0 {
 			if b.atExit < 0 {
+				if testHookLive != nil {
+					testHookLive(b.records)
+				}
 				select {
 				case <-exited:
 					b.atExit = b.records
+					t.StopRecycle()
 				default:
 				}
 			}
@@ -437,6 +443,10 @@ func indexLive(records *os.File, in *instrumented, lim Limits, syms symbols, exi
 		idle = nextPoll(idle, b.records > 0, time.Since(polled))
 	}
 }
+
+// testHookLive, set by a test, is called every 4096 records the index
+// reads while the target runs, with their number.
+var testHookLive func(records int)
 
 // nextPoll is how long the index waits for the target's next records
 // after waiting idle and finding none, started saying whether the target

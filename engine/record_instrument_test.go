@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -765,6 +766,50 @@ func TestIndexLiveSpillsAtEnd(t *testing.T) {
 		}
 		f.Close()
 	}
+}
+
+// TestIndexLiveStopsCopying reads fib's records as if its run ended
+// during a long poll (the index far behind): the values of the records
+// read before are copied out of the chunks going back, those read after
+// stay in the file, and no chunk goes back after the end.
+func TestIndexLiveStopsCopying(t *testing.T) {
+	inst, prog := buildFib(t)
+	in := inst.in
+	f := writeRecords(t, in, prog.Args, prog.Dir, t.TempDir())
+	defer f.Close()
+	exited := make(chan struct{})
+	end := sync.OnceFunc(func() { close(exited) })
+	const endAt = 100 * 4096 // the hook's calls come every 4096 records
+	testHookLive = func(records int) {
+		if records == endAt {
+			end()
+		}
+	}
+	defer func() { testHookLive = nil }()
+	// Should the hook not end it, the index would wait for the end.
+	defer time.AfterFunc(time.Minute, end).Stop()
+	b, tf, err := indexLive(f, in, Limits{MaxFrames: 2_000_000}.withDefaults(), in.symbols, exited, -1, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tf.Close()
+	defer b.copied.free()
+	if b.atExit != endAt || b.records < 1_000_000 {
+		t.Fatalf("%d records read, the end seen after %d, want all of fib(27)'s and %d", b.records, b.atExit, endAt)
+	}
+	// A frame's arguments and results are attached as its records are
+	// read: some of the frames entered before the end have results after.
+	copied, inFile := b.sourced-b.inFile, b.inFile
+	if copied < endAt/2 || copied > endAt || inFile < (b.records-endAt)/2 || inFile > b.records-endAt+endAt/2 {
+		t.Errorf("values of %d records copied, %d left in the file, the end seen after %d of %d records",
+			copied, inFile, endAt, b.records)
+	}
+	// A chunk (64 KB) holds more than 4096 of fib's records (8 to 16
+	// bytes each).
+	if handed := tf.Recycled; handed == 0 || handed > endAt/4096 {
+		t.Errorf("%d chunks handed back, want some, before the end only (%d records)", handed, endAt)
+	}
+	t.Logf("%d chunks handed back; values of %d records copied, %d left in the file", tf.Recycled, copied, inFile)
 }
 
 // TestInstrumentSpill records testdata/bench/fib (635,623 frames) with
