@@ -264,6 +264,9 @@ var (
 	ctl     unsafe.Pointer
 	chunkAt []unsafe.Pointer
 	gtab    [1 << gtabBits]atomic.Pointer[G]
+	// byGoid finds the state of a goroutine by its id, once its first
+	// entry has read it (see root).
+	byGoid = map[int64]*G{}
 	// siteSeen is by site whether a record gave its PC.
 	siteSeen []atomic.Bool
 	// userPkgs are the instrumented packages.
@@ -680,6 +683,12 @@ func (s *G) root() {
 	if goid == s.goid {
 		return
 	}
+	mu.Lock()
+	if byGoid[s.goid] == s {
+		delete(byGoid, s.goid)
+	}
+	byGoid[goid] = s
+	mu.Unlock()
 	s.goid = goid
 	var parent int64
 	var creator, site, parentStack string
@@ -697,7 +706,10 @@ func (s *G) root() {
 			}
 		}
 		if parent > 0 && !isUserFunc(creator) {
-			parentStack = stackOf(parent)
+			var ok bool
+			if parentStack, ok = parentCall(parent); !ok {
+				parentStack = stackOf(parent)
+			}
 		}
 	}
 	p, ok := begin(s, recGInfo)
@@ -727,6 +739,64 @@ func isUserFunc(name string) bool {
 	}
 	return false
 }
+
+// parentCall returns, as a traceback shows it, where the innermost open
+// frame of the instrumented packages of goroutine goid called into the
+// library code that started a goroutine (a test's t.Run), and true; or ""
+// and true when the goroutine has no such frame (the top-level tests,
+// which testing starts); or false when it cannot tell (the caller then
+// takes the goroutine's traceback, which stops the world).
+//
+// The frame's callee saved the frame's frame pointer, with the return
+// address into the frame above it: it is found by reading the goroutine's
+// stack down from that frame pointer (the stack of a goroutine that t.Run
+// waits in does not change meanwhile). The goroutine's thread may change
+// its state meanwhile: reads of it, which the race detector does not see,
+// are checked (a stale frame is not found, or found with another call).
+//
+//go:norace
+func parentCall(goid int64) (string, bool) {
+	mu.Lock()
+	p := byGoid[goid]
+	mu.Unlock()
+	if p == nil {
+		return "", true // it never entered an instrumented function
+	}
+	st := p.stack
+	if len(st) == 0 {
+		return "", true
+	}
+	lo, hi := stackLo(p.gp), stackHi(p.gp)
+	bp := hi - st[len(st)-1]
+	if bp <= lo+8 || bp >= hi || bp%8 != 0 {
+		return "", false
+	}
+	for a := bp - 8; a >= lo && bp-a <= maxParentScan; a -= 8 {
+		if peek(a) != bp {
+			continue
+		}
+		pc := peek(a + 8)
+		frames := runtime.CallersFrames([]uintptr{pc})
+		var b strings.Builder
+		b.WriteString("goroutine " + strconv.FormatInt(goid, 10) + " [adi]:\n")
+		for {
+			f, more := frames.Next()
+			if f.Function == "" {
+				return "", false
+			}
+			b.WriteString(f.Function + "(...)\n\t" + f.File + ":" + strconv.Itoa(f.Line) + "\n")
+			if !more {
+				// The outermost of the frames at pc is the frame's.
+				return b.String(), isUserFunc(f.Function)
+			}
+		}
+	}
+	return "", false
+}
+
+// maxParentScan bounds the bytes of a goroutine's stack that parentCall
+// reads: the locals of the frame it looks below.
+const maxParentScan = 64 << 10
 
 // stackOf returns the traceback of goroutine goid ("" if gone), at most
 // 1,500 bytes of it.

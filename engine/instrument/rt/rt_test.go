@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -42,6 +43,7 @@ func startRecording(t testing.TB) string {
 	for i := range gtab {
 		gtab[i].Store(nil)
 	}
+	byGoid = map[int64]*G{}
 	// As ADI_TRACE_SITES and ADI_TRACE_PKGS would say for the functions
 	// of these tests.
 	siteSeen = make([]atomic.Bool, 64)
@@ -234,6 +236,76 @@ func TestGoroutines(t *testing.T) {
 		t.Errorf("%d records, want %d", len(tr.Records), n*(2*5167+1))
 	}
 	checkFirstPass(t, path, tr)
+}
+
+// spawnHooked is a function of a package not instrumented that starts a
+// goroutine running fibHooked and waits for it, as t.Run does, run by
+// hooked (an instrumented function) when hooked is set.
+func spawnHooked(hooked bool) {
+	if hooked {
+		h := E0(2)
+		defer X0(h)
+	}
+	done := make(chan bool)
+	go func() { fibHooked(2); done <- true }()
+	<-done
+}
+
+// runHooked is an instrumented function that runs a subtest, which the
+// testing package starts; it returns the line of the call of t.Run.
+func runHooked(t *testing.T) (line int) {
+	h := E0(3)
+	defer X0(h)
+	_, _, line, _ = runtime.Caller(0)
+	t.Run("sub", func(t *testing.T) { fibHooked(2) })
+	return line + 1
+}
+
+// TestParentStack starts goroutines from code the instrumenter did not
+// rewrite. The record of the new goroutine says where its parent called
+// that code when the parent runs a frame of the instrumented packages,
+// and only then: read from the parent's stack, or else from its
+// traceback (which stops the world).
+func TestParentStack(t *testing.T) {
+	parentStack := func(path, creator string) string {
+		t.Helper()
+		tr, err := instrument.ReadTrace(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var infos []*instrument.Record
+		for i, r := range tr.Records {
+			// This test's goroutine, which testing started, has its
+			// record too once it runs an instrumented function.
+			if r.Kind == instrument.RecGInfo && strings.Contains(r.Creator, creator) && r.Goid != goid() {
+				infos = append(infos, &tr.Records[i])
+			}
+		}
+		if len(infos) != 1 || infos[0].Parent <= 0 {
+			t.Fatalf("%d goroutines started by %s recorded: %+v", len(infos), creator, infos)
+		}
+		return infos[0].ParentStack
+	}
+	for _, hooked := range []bool{false, true} {
+		path := startRecording(t)
+		spawnHooked(hooked)
+		// userPkgs is main's: spawnHooked's frame is not known for one
+		// of them, and its traceback is taken.
+		if got := parentStack(path, "spawnHooked"); strings.Contains(got, ".spawnHooked(") != hooked || hooked != (got != "") {
+			t.Errorf("hooked %v: the parent's traceback is %q", hooked, got)
+		}
+	}
+
+	path := startRecording(t)
+	name := runtime.FuncForPC(reflect.ValueOf(runHooked).Pointer()).Name()
+	userPkgs = []string{name[:strings.LastIndexByte(name, '.')]}
+	line := runHooked(t)
+	got := parentStack(path, "testing.(*T).Run")
+	_, file, _, _ := runtime.Caller(0)
+	want := fmt.Sprintf("%s(...)\n\t%s:%d\n", name, file, line)
+	if !strings.HasSuffix(got, want) || !strings.Contains(got, " [adi]:") {
+		t.Errorf("the subtest's parent, read from its stack:\n%s\nwant it to end with\n%s", got, want)
+	}
 }
 
 // TestLiveRead reads the records while goroutines write them, with the
