@@ -660,20 +660,29 @@ func begin(s *G, k byte) (wp, bool) {
 	return p, true
 }
 
+// tracebacks holds the buffers root reads tracebacks into: a buffer made
+// for each new goroutine would be fresh memory, whose first writes (page
+// faults) and collection cost more than the traceback.
+var tracebacks = sync.Pool{New: func() any {
+	b := make([]byte, 8<<10)
+	return &b
+}}
+
 // root is called at an entry with no open frame: the goroutine may be a new
 // one (on a new or reused g). It reads the goroutine's id and creator from
 // its traceback and records them.
 func (s *G) root() {
-	buf := make([]byte, 8<<10)
+	b := tracebacks.Get().(*[]byte)
+	var text string
 	for {
-		n := runtime.Stack(buf, false)
-		if n < len(buf) {
-			buf = buf[:n]
+		n := runtime.Stack(*b, false)
+		if n < len(*b) {
+			text = string((*b)[:n])
 			break
 		}
-		buf = make([]byte, 2*len(buf))
+		*b = make([]byte, 2*len(*b))
 	}
-	text := string(buf)
+	tracebacks.Put(b)
 	goid := int64(-1)
 	if rest, ok := strings.CutPrefix(text, "goroutine "); ok {
 		if i := strings.IndexByte(rest, ' '); i > 0 {
