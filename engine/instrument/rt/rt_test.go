@@ -238,6 +238,46 @@ func TestGoroutines(t *testing.T) {
 	checkFirstPass(t, path, tr)
 }
 
+// deepPlain calls fibHooked under n frames of its own, not instrumented,
+// and returns the goroutine's id.
+func deepPlain(n int) int64 {
+	if n > 0 {
+		return deepPlain(n - 1)
+	}
+	fibHooked(2)
+	return goid()
+}
+
+// TestRootDeep starts goroutines whose first instrumented call is deep
+// in code not instrumented, one after another: their tracebacks, which
+// say their ids and creators, are longer than the buffer they are first
+// read into, and then shorter again.
+func TestRootDeep(t *testing.T) {
+	path := startRecording(t)
+	want := map[int64]bool{}
+	for _, depth := range []int{0, 300, 0, 1000, 5} {
+		done := make(chan int64)
+		go func() { done <- deepPlain(depth) }()
+		want[<-done] = true
+	}
+	tr, err := instrument.ReadTrace(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range tr.Records {
+		if r.Kind != instrument.RecGInfo {
+			continue
+		}
+		if !want[r.Goid] || !strings.Contains(r.Creator, "TestRootDeep") || r.Parent != goid() {
+			t.Errorf("goroutine %d, created by %s in goroutine %d: want one of %v, by TestRootDeep in %d", r.Goid, r.Creator, r.Parent, want, goid())
+		}
+		delete(want, r.Goid)
+	}
+	if len(want) > 0 {
+		t.Errorf("goroutines %v not recorded", want)
+	}
+}
+
 // spawnHooked is a function of a package not instrumented that starts a
 // goroutine running fibHooked and waits for it, as t.Run does, run by
 // hooked (an instrumented function) when hooked is set.
