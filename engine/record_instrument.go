@@ -1631,7 +1631,7 @@ func (b *builder) finish(status int, ctxErr error, timeout time.Duration, stdout
 		b.rec.Partial = msg
 	}
 	if t.Stopped {
-		b.rec.Partial = strings.TrimPrefix(b.rec.Partial+"; the record file reached its size limit: frames entered after that are missing", "; ")
+		b.rec.Partial = strings.TrimPrefix(b.rec.Partial+"; "+fullFile(t.Bytes, len(b.stacks)), "; ")
 		b.rec.Dropped = true
 	}
 	if msg := panicMessage(stderr); msg != "" && !out.Killed {
@@ -1659,6 +1659,19 @@ func (b *builder) finish(status int, ctxErr error, timeout time.Duration, stdout
 		b.rec.CompleteBefore = t.StopSeq + 1
 	}
 	b.rec.Index()
+}
+
+// fullFile says that the record file filled up, at size bytes, in a run
+// of goroutines goroutines, and why when they took most of it: each
+// goroutine writes its records to a chunk of the file of its own while it
+// runs, and the runtime cannot tell when one waits for good.
+func fullFile(size int64, goroutines int) string {
+	msg := fmt.Sprintf("the record file reached its size limit (%d MB): frames entered after that are missing", size>>20)
+	if int64(goroutines)*instrument.ChunkSize >= size/2 {
+		msg += fmt.Sprintf(" (%d goroutines, each of which takes %d KB of the file while it runs: a program that runs many at once fills it with few records; record a smaller run)",
+			goroutines, instrument.ChunkSize>>10)
+	}
+	return msg
 }
 
 // fatal fills the goroutine, stack and frame of an unrecovered panic from

@@ -483,6 +483,57 @@ func runIndexed(t *testing.T, in *instrumented, dir, work string, lim Limits, en
 	return string(out), b, tf, runErr
 }
 
+// TestInstrumentFullOfGoroutines: goroutines that run at once take a
+// chunk of the record file each, and so fill a small one with few
+// records; the recording says so.
+func TestInstrumentFullOfGoroutines(t *testing.T) {
+	files := map[string]string{
+		"go.mod": "module example.com/many\n\ngo 1.21\n",
+		"main.go": `package main
+
+import "sync"
+
+func sq(n int) int { return n * n }
+
+func main() {
+	var started, done sync.WaitGroup
+	release := make(chan struct{})
+	total := make([]int, 40)
+	for i := range total {
+		started.Add(1)
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			total[i] = sq(i)
+			started.Done()
+			<-release
+		}()
+	}
+	started.Wait()
+	close(release)
+	done.Wait()
+	println(len(total))
+}
+`,
+	}
+	in, dir, work := buildModule(t, files, []string{"go", "run", "."})
+	// 1 MB: 16 chunks, the control chunk's and the types' among them.
+	out, b, tf, err := runIndexed(t, in, dir, work, Limits{}.withDefaults(), "ADI_TRACE_MAXFILE=1048576")
+	if err != nil || !strings.Contains(out, "40") {
+		t.Fatalf("run: %v\n%s", err, out)
+	}
+	b.rec.SetValueSource(newFileValues(tf))
+	b.finish(0, nil, 0, out, "", tf)
+	if !tf.Stopped || !b.rec.Dropped {
+		t.Fatalf("stopped %v, dropped %v: 40 goroutines at once did not fill 16 chunks", tf.Stopped, b.rec.Dropped)
+	}
+	for _, want := range []string{"the record file reached its size limit (1 MB)", "goroutines, each of which takes 64 KB of the file while it runs"} {
+		if !strings.Contains(b.rec.Partial, want) {
+			t.Errorf("the recording says %q, want it to say %q", b.rec.Partial, want)
+		}
+	}
+}
+
 // TestInstrumentStoppedWholeBefore: a run whose record file filled up
 // left out the frames entered after, but the recording is whole before
 // the stop (the stop record says where), so re-executions still count
@@ -514,6 +565,9 @@ func main() {
 	rec := b.rec
 	if !tf.Stopped || !rec.Dropped || rec.CompleteBefore != tf.StopSeq+1 || rec.Len() >= 100001 {
 		t.Fatalf("stopped %v at %d; dropped %v, whole before %d, %d frames", tf.Stopped, tf.StopSeq, rec.Dropped, rec.CompleteBefore, rec.Len())
+	}
+	if strings.Contains(rec.Partial, "goroutines") || !strings.Contains(rec.Partial, "the record file reached its size limit (1 MB)") {
+		t.Errorf("one goroutine filled the file, which the recording says as %q", rec.Partial)
 	}
 	// sq#10 returned long before the stop; main#1 was still running.
 	sq10, ok := rec.Find(fid("main.sq", 10))
