@@ -210,7 +210,13 @@ type G struct {
 	// owned is where in the chunk the next line starts that the
 	// goroutine has not yet asked to own (see own).
 	owned int
-	_     [cacheLine - 96%cacheLine]byte
+	// shared says that the goroutine writes its records to the chunk
+	// that goroutines share (see borrow); sharedFrom is where its record
+	// being written started there, sharedBytes what it has written
+	// there.
+	shared                  bool
+	sharedFrom, sharedBytes int32
+	_                       [cacheLine - 108%cacheLine]byte
 }
 
 // cacheLine is the size of amd64's cache lines.
@@ -234,6 +240,9 @@ func (s *G) at() wp { return wp{unsafe.Add(s.base, s.pos)} }
 func (s *G) done(p wp) {
 	s.pos = s.off(p)
 	s.hdr().state = idle(s.last, s.pos)
+	if s.shared {
+		s.giveBack()
+	}
 }
 
 // off is the offset of p in the goroutine's chunk.
@@ -383,7 +392,7 @@ func insert(gp uintptr, h uint64) *G {
 		slot := &gtab[(h+i)&(1<<gtabBits-1)]
 		s := slot.Load()
 		if s == nil {
-			s = &G{gp: gp, goid: -1}
+			s = &G{gp: gp, goid: -1, shared: true}
 			slot.Store(s)
 			return s
 		}
@@ -438,14 +447,86 @@ func hasPrefetchW() bool {
 	return ecx&(1<<8) != 0
 }
 
-// newChunk gives the goroutine a new chunk of the file.
+// newChunk gives the goroutine a new chunk of the file, or lends it the
+// one goroutines share.
 func (s *G) newChunk() bool {
 	if stopped.Load() {
 		return false
 	}
+	if s.shared {
+		if s.sharedBytes < sharedLimit {
+			return s.borrow()
+		}
+		s.shared = false
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	return s.newChunkLocked(0)
+}
+
+// A goroutine writes its first records to a chunk that goroutines share,
+// one record at a time, and takes a chunk of its own once it has written
+// sharedLimit bytes there. Each goroutine running at once would otherwise
+// hold a chunk, mostly empty, and the first write to its pages costs a
+// fault each: a program that runs tens of thousands of goroutines at once
+// would fill the file with few records.
+//
+// sharedMu is held from borrow to giveBack, while a goroutine writes one
+// record (mu, when needed, is taken after it); sharedChunk's chunk fields
+// are those of the chunk, and its goid the goroutine of its last record.
+var (
+	sharedMu    sync.Mutex
+	sharedChunk G
+)
+
+// sharedLimit is how many bytes a goroutine writes to the chunk that
+// goroutines share before it takes one of its own: a few dozen records,
+// after its first record (with its creator and its parent's call, up to
+// maxRecord).
+const sharedLimit = maxRecord + 1<<10
+
+// borrow lends the goroutine the chunk that goroutines share, with
+// sharedMu held, for a record (see giveBack): the goroutine's chunk fields
+// are the chunk's meanwhile. Its records there follow a record of its
+// goroutine's id, unless the goroutine wrote the last one.
+func (s *G) borrow() bool {
+	sharedMu.Lock()
+	c := &sharedChunk
+	if c.pos+goidRecord+maxRecord+slack > c.end {
+		mu.Lock()
+		ok := c.newChunkLocked(0)
+		mu.Unlock()
+		if !ok {
+			sharedMu.Unlock()
+			return false
+		}
+	}
+	s.base, s.pos, s.end, s.owned = c.base, c.pos, c.end, c.owned
+	s.last, s.lastPC, s.lastOff = c.last, c.lastPC, c.lastOff
+	if c.goid != s.goid && s.pos != hdrSize {
+		// Before the chunk's state covers the record (see done), as a
+		// record's bytes are.
+		s.pos = s.off(s.at().byte1(recGoid<<1 | 1).varint(s.goid))
+	}
+	c.goid = s.goid
+	s.sharedFrom = int32(s.pos)
+	return true
+}
+
+// goidRecord bounds a record of a goroutine's id: its kind's byte and a
+// varint.
+const goidRecord = 1 + 10
+
+// giveBack ends the goroutine's loan of the chunk that goroutines share,
+// its record written (see borrow).
+func (s *G) giveBack() {
+	c := &sharedChunk
+	c.pos, c.owned = s.pos, s.owned
+	c.last, c.lastPC, c.lastOff = s.last, s.lastPC, s.lastOff
+	s.sharedBytes += int32(s.pos) - s.sharedFrom
+	// The next record borrows the chunk again (see room).
+	s.base, s.pos, s.end = nil, 0, 0
+	sharedMu.Unlock()
 }
 
 // newChunkLocked is newChunk with mu held; flags are set in the new
