@@ -1662,13 +1662,13 @@ func (b *builder) finish(status int, ctxErr error, timeout time.Duration, stdout
 }
 
 // fullFile says that the record file filled up, at size bytes, in a run
-// of goroutines goroutines, and why when they took most of it: each
-// goroutine writes its records to a chunk of the file of its own while it
-// runs, and the runtime cannot tell when one waits for good.
+// of goroutines goroutines, and why when they took most of it: a goroutine
+// past its first records writes them to a chunk of the file of its own
+// while it runs, and the runtime cannot tell when one waits for good.
 func fullFile(size int64, goroutines int) string {
 	msg := fmt.Sprintf("the record file reached its size limit (%d MB): frames entered after that are missing", size>>20)
 	if int64(goroutines)*instrument.ChunkSize >= size/2 {
-		msg += fmt.Sprintf(" (%d goroutines, each of which takes %d KB of the file while it runs: a program that runs many at once fills it with few records; record a smaller run)",
+		msg += fmt.Sprintf(" (%d goroutines, each of which takes %d KB of the file while it runs once past its first records: a program that runs many at once fills it with few records; record a smaller run)",
 			goroutines, instrument.ChunkSize>>10)
 	}
 	return msg
