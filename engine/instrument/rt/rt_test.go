@@ -37,6 +37,19 @@ func fibHooked(n int) (r int) {
 	return fibHooked(n-1) + fibHooked(n-2)
 }
 
+// fibWant appends to want the records fibHooked(n) writes, each as its
+// kind and its values with their types.
+func fibWant(want []string, n int) []string {
+	want = append(want, fmt.Sprintf("%d int=%d", instrument.RecEnter, n))
+	r := n
+	if n >= 2 {
+		want = fibWant(want, n-1)
+		want = fibWant(want, n-2)
+		r = fibPlain(n)
+	}
+	return append(want, fmt.Sprintf("%d int=%d", instrument.RecExit, r))
+}
+
 // startRecording records into a new file from a fresh state.
 func startRecording(t testing.TB) string {
 	seg, fileSize = nil, 0
@@ -389,7 +402,7 @@ func TestSharedChunk(t *testing.T) {
 	for _, r := range tr.Records {
 		line := fmt.Sprint(r.Kind)
 		for _, v := range r.Values {
-			line += " " + v.String()
+			line += " " + v.Type.Name + "=" + v.String()
 		}
 		got[r.Goid] = append(got[r.Goid], line)
 	}
@@ -398,20 +411,7 @@ func TestSharedChunk(t *testing.T) {
 		if i == n/2 {
 			k = big
 		}
-		var want []string
-		var fib func(n int) int
-		fib = func(n int) int {
-			want = append(want, fmt.Sprintf("%d %d", instrument.RecEnter, n))
-			r := n
-			if n >= 2 {
-				r = fib(n-1) + fib(n-2)
-			}
-			want = append(want, fmt.Sprintf("%d %d", instrument.RecExit, r))
-			return r
-		}
-		fib(k)
-		fib(k)
-		want = append([]string{fmt.Sprint(instrument.RecGInfo)}, want...)
+		want := fibWant(fibWant([]string{fmt.Sprint(instrument.RecGInfo)}, k), k)
 		if !slices.Equal(got[id], want) {
 			t.Fatalf("goroutine %d (fib(%d) twice): %d records %.200q, want %d %.200q", id, k, len(got[id]), got[id], len(want), want)
 		}
@@ -587,18 +587,8 @@ func TestLiveReadRecycled(t *testing.T) {
 	}
 	for i, id := range goids {
 		want := []string{fmt.Sprint(instrument.RecGInfo)}
-		var fib func(n int) int
-		fib = func(n int) int {
-			want = append(want, fmt.Sprintf("%d int=%d", instrument.RecEnter, n))
-			r := n
-			if n >= 2 {
-				r = fib(n-1) + fib(n-2)
-			}
-			want = append(want, fmt.Sprintf("%d int=%d", instrument.RecExit, r))
-			return r
-		}
 		for k := range rounds {
-			fib(12)
+			want = fibWant(want, 12)
 			want = append(want, fmt.Sprintf("%d uint64=%d int64=%d string=%q", instrument.RecEnter, k, -i, strings.Repeat("x", k)),
 				fmt.Sprint(instrument.RecExit))
 		}
