@@ -47,6 +47,7 @@ import (
 	"os"
 	"reflect"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -749,10 +750,16 @@ var tracebacks = sync.Pool{New: func() any {
 	return &b
 }}
 
-// root is called at an entry with no open frame: the goroutine may be a new
-// one (on a new or reused g). It reads the goroutine's id and creator from
-// its traceback and records them.
-func (s *G) root() {
+// origin is what a goroutine's traceback says of it: its id, and the
+// function, goroutine and line of the go statement that started it (none
+// for the main goroutine and those the runtime starts).
+type origin struct {
+	goid, parent  int64
+	creator, site string
+}
+
+// tracebackOrigin reads the current goroutine's origin from its traceback.
+func tracebackOrigin() origin {
 	b := tracebacks.Get().(*[]byte)
 	var text string
 	for {
@@ -764,42 +771,181 @@ func (s *G) root() {
 		*b = make([]byte, 2*len(*b))
 	}
 	tracebacks.Put(b)
-	goid := int64(-1)
+	o := origin{goid: -1}
 	if rest, ok := strings.CutPrefix(text, "goroutine "); ok {
 		if i := strings.IndexByte(rest, ' '); i > 0 {
-			goid, _ = strconv.ParseInt(rest[:i], 10, 64)
+			o.goid, _ = strconv.ParseInt(rest[:i], 10, 64)
 		}
 	}
-	if goid == s.goid {
+	if i := strings.LastIndex(text, "\ncreated by "); i >= 0 {
+		lines := strings.SplitN(text[i+len("\ncreated by "):], "\n", 3)
+		o.creator = lines[0]
+		if j := strings.LastIndex(o.creator, " in goroutine "); j >= 0 {
+			o.parent, _ = strconv.ParseInt(o.creator[j+len(" in goroutine "):], 10, 64)
+			o.creator = o.creator[:j]
+		}
+		if len(lines) > 1 {
+			o.site = strings.TrimSpace(lines[1])
+			if j := strings.LastIndex(o.site, " +0x"); j >= 0 {
+				o.site = o.site[:j]
+			}
+		}
+	}
+	return o
+}
+
+// The runtime's g keeps a goroutine's id at goidAt, its parent's at
+// parentAt and the PC of the go statement that started it at gopcAt, as
+// learnG found them; gKnown says it found them. The origins read from
+// a g this way are checked against the tracebacks of the first goroutines
+// (originChecks of them): a difference turns the reading off.
+var (
+	goidAt, parentAt, gopcAt uintptr
+	gKnown                   atomic.Bool
+	originChecks             atomic.Int32
+)
+
+// gOrigin reads the origin of the goroutine of g gp from its g, as its
+// traceback would say it (see printcreatedby in the runtime's traceback).
+func gOrigin(gp uintptr) origin {
+	o := origin{goid: int64(peek(gp + goidAt))}
+	gopc := peek(gp + gopcAt)
+	if gopc == 0 || o.goid == 1 {
+		return o
+	}
+	if c := creationAt(gopc); c.creator != "" {
+		o.parent = int64(peek(gp + parentAt))
+		o.creator, o.site = c.creator, c.site
+	}
+	return o
+}
+
+// A creation is the function and line of the go statement at pc, as a
+// traceback shows them: the function the statement is in (the outermost,
+// where calls were inlined), none for the runtime's own. creations caches
+// them by pc: finding them takes more stack than a new goroutine has (it
+// would be copied to a larger one), and goroutines are mostly started by
+// a few go statements.
+type creation struct {
+	pc            uintptr
+	creator, site string
+}
+
+var creations [1 << 10]atomic.Pointer[creation]
+
+// creationAt returns the creation of the go statement at pc.
+func creationAt(pc uintptr) *creation {
+	slot := &creations[(uint64(pc)*0x9E3779B97F4A7C15)>>(64-10)]
+	if c := slot.Load(); c != nil && c.pc == pc {
+		return c
+	}
+	c := &creation{pc: pc}
+	if at := runtime.FuncForPC(pc - 1); at != nil {
+		name := runtime.FuncForPC(at.Entry()).Name()
+		if strings.IndexByte(name, '.') >= 0 && (!strings.HasPrefix(name, "runtime.") ||
+			len(name) > len("runtime.") && 'A' <= name[len("runtime.")] && name[len("runtime.")] <= 'Z') {
+			file, line := at.FileLine(pc - 1)
+			c.creator, c.site = name, file+":"+strconv.Itoa(line)
+		}
+	}
+	slot.Store(c)
+	return c
+}
+
+// learnG learns from the g of a goroutine (gp) whose origin o its
+// traceback gave, started by another, where the runtime's g keeps a
+// goroutine's id, its parent's and the PC of the go statement: at the
+// words of its g that equal them, among those of the goroutines before.
+// Once each is at one place only, in the g of two goroutines or more, the
+// origins of the next goroutines are read there (gKnown); none, or still
+// more than one after eight goroutines, and they are not.
+func learnG(gp uintptr, o origin) {
+	learning.Lock()
+	defer learning.Unlock()
+	l := &learning
+	if l.done || o.parent <= 0 || o.creator == "" || o.goid == o.parent {
 		return
+	}
+	var goid, parent, gopc []uintptr
+	for off := uintptr(0); off < 512; off += 8 {
+		v := peek(gp + off)
+		if int64(v) == o.goid {
+			goid = append(goid, off)
+		}
+		if int64(v) == o.parent {
+			parent = append(parent, off)
+		}
+		if fn := runtime.FuncForPC(v); fn != nil && fn.Name() == o.creator {
+			gopc = append(gopc, off)
+		}
+	}
+	both := func(x, y []uintptr) []uintptr {
+		if l.n == 0 {
+			return y
+		}
+		var at []uintptr
+		for _, off := range x {
+			if slices.Contains(y, off) {
+				at = append(at, off)
+			}
+		}
+		return at
+	}
+	l.goid, l.parent, l.gopc = both(l.goid, goid), both(l.parent, parent), both(l.gopc, gopc)
+	l.n++
+	switch {
+	case len(l.goid) == 0 || len(l.parent) == 0 || len(l.gopc) == 0 || l.n >= 8:
+		l.done = true
+	case l.n >= 2 && len(l.goid) == 1 && len(l.parent) == 1 && len(l.gopc) == 1 && l.goid[0] != l.parent[0]:
+		l.done = true
+		goidAt, parentAt, gopcAt = l.goid[0], l.parent[0], l.gopc[0]
+		originChecks.Store(16)
+		gKnown.Store(true)
+	}
+}
+
+// learning is what learnG has learnt so far: the candidate places, from
+// the g of n goroutines.
+var learning struct {
+	sync.Mutex
+	n                  int
+	done               bool
+	goid, parent, gopc []uintptr
+}
+
+// root is called at an entry with no open frame: the goroutine may be a new
+// one (on a new or reused g). It reads the goroutine's id and creator, from
+// its g or its traceback, and records them.
+func (s *G) root() {
+	var o origin
+	if gKnown.Load() {
+		if o = gOrigin(s.gp); o.goid == s.goid {
+			return
+		}
+		if originChecks.Add(-1) >= 0 {
+			if t := tracebackOrigin(); t != o {
+				gKnown.Store(false)
+				o = t
+			}
+		}
+	} else {
+		if o = tracebackOrigin(); o.goid == s.goid {
+			return
+		}
+		learnG(s.gp, o)
 	}
 	mu.Lock()
 	if byGoid[s.goid] == s {
 		delete(byGoid, s.goid)
 	}
-	byGoid[goid] = s
+	byGoid[o.goid] = s
 	mu.Unlock()
-	s.goid = goid
-	var parent int64
-	var creator, site, parentStack string
-	if i := strings.LastIndex(text, "\ncreated by "); i >= 0 {
-		lines := strings.SplitN(text[i+len("\ncreated by "):], "\n", 3)
-		creator = lines[0]
-		if j := strings.LastIndex(creator, " in goroutine "); j >= 0 {
-			parent, _ = strconv.ParseInt(creator[j+len(" in goroutine "):], 10, 64)
-			creator = creator[:j]
-		}
-		if len(lines) > 1 {
-			site = strings.TrimSpace(lines[1])
-			if j := strings.LastIndex(site, " +0x"); j >= 0 {
-				site = site[:j]
-			}
-		}
-		if parent > 0 && !isUserFunc(creator) {
-			var ok bool
-			if parentStack, ok = parentCall(parent); !ok {
-				parentStack = stackOf(parent)
-			}
+	s.goid = o.goid
+	var parentStack string
+	if o.parent > 0 && !isUserFunc(o.creator) {
+		var ok bool
+		if parentStack, ok = parentCall(o.parent); !ok {
+			parentStack = stackOf(o.parent)
 		}
 	}
 	p, ok := begin(s, recGInfo)
@@ -808,9 +954,9 @@ func (s *G) root() {
 	}
 	s.hdr().flags |= hdrScan
 	p = p.varint(s.goid)
-	p = p.varint(parent)
-	p = p.str(creator, 1024)
-	p = p.str(site, 1024)
+	p = p.varint(o.parent)
+	p = p.str(o.creator, 1024)
+	p = p.str(o.site, 1024)
 	s.done(p.str(parentStack, maxRecord-2100))
 }
 

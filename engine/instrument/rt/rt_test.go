@@ -292,6 +292,67 @@ func TestRootDeep(t *testing.T) {
 	}
 }
 
+// TestOriginFromG starts goroutines, from the test, from one another and
+// from the runtime's timers: once the first have shown where the runtime's
+// g keeps a goroutine's origin, it is read there, as the goroutine's
+// traceback says it; and a place found wrong is given up.
+func TestOriginFromG(t *testing.T) {
+	path := startRecording(t)
+	// The origins of the current goroutine, from its g and its traceback.
+	origins := func() [2]origin {
+		fibHooked(1)
+		mu.Lock()
+		s := byGoid[goid()]
+		mu.Unlock()
+		return [2]origin{gOrigin(s.gp), tracebackOrigin()}
+	}
+	got := make(chan [2]origin)
+	for range 4 {
+		go func() { got <- origins() }()
+		<-got
+	}
+	if !gKnown.Load() {
+		t.Fatalf("where the g keeps a goroutine's origin is not known after 4 goroutines (%d looked at)", learning.n)
+	}
+	starts := []func(){
+		func() { go func() { got <- origins() }() },
+		func() { go func() { go func() { got <- origins() }() }() },
+		func() { time.AfterFunc(time.Microsecond, func() { got <- origins() }) },
+	}
+	for _, start := range starts {
+		start()
+		o := <-got
+		if o[0] != o[1] || o[1].creator == "" {
+			t.Errorf("origin from the g %+v, from the traceback %+v", o[0], o[1])
+		}
+	}
+
+	// A place found wrong, while origins are checked, is given up: the
+	// goroutine's record has its id all the same.
+	defer func(at uintptr) { goidAt = at; gKnown.Store(true) }(goidAt)
+	goidAt = parentAt
+	originChecks.Store(1)
+	id := make(chan int64)
+	go func() { fibHooked(1); id <- goid() }()
+	want := <-id
+	if gKnown.Load() {
+		t.Error("a wrong place for the goroutine's id was kept")
+	}
+	tr, err := instrument.ReadTrace(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	for _, r := range tr.Records {
+		if r.Kind == instrument.RecGInfo {
+			ids = append(ids, r.Goid)
+		}
+	}
+	if len(ids) == 0 || ids[len(ids)-1] != want {
+		t.Errorf("the last goroutine recorded is %v, want %d", ids, want)
+	}
+}
+
 // spawnHooked is a function of a package not instrumented that starts a
 // goroutine running fibHooked and waits for it, as t.Run does, run by
 // hooked (an instrumented function) when hooked is set.
