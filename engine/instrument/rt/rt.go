@@ -875,7 +875,10 @@ func learnG(gp uintptr, o origin) {
 		if int64(v) == o.parent {
 			parent = append(parent, off)
 		}
-		if fn := runtime.FuncForPC(v); fn != nil && fn.Name() == o.creator {
+		// The function the go statement is in, as in creationAt (not
+		// one inlined there; and at v, not v-1, which for a function's
+		// entry, as the g's startpc is, is in the function before).
+		if fn := runtime.FuncForPC(v); fn != nil && runtime.FuncForPC(fn.Entry()).Name() == o.creator {
 			gopc = append(gopc, off)
 		}
 	}
