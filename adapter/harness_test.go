@@ -199,13 +199,20 @@ func stdioSession(t *testing.T, _ *adapter.Server) *conn {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stdout, err := cmd.StdoutPipe()
+	// A pipe of the test's own, not cmd.StdoutPipe: Wait closes that one
+	// once the process has exited, and what the process wrote last (the
+	// event saying why it closes the connection) could be lost unread.
+	stdout, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { stdout.Close() })
+	cmd.Stdout = w
 	stderr := &lockedBuffer{}
 	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
