@@ -19,11 +19,12 @@ type InstrumentedBuild struct {
 }
 
 // BuildInstrumented rewrites the sources of spec's target into work (a
-// directory the caller removes) and builds it with hooks. It returns once
+// directory the caller removes) and builds it with hooks, for recordings
+// that keep up to maxFrames frames (0: the default limit). It returns once
 // the binary's symbols are read too (every recording of the build uses
 // them): their time is the build's, not a recording's.
-func BuildInstrumented(ctx context.Context, spec *target.Spec, work string) (*InstrumentedBuild, error) {
-	in, err := buildInstrumented(ctx, spec, work)
+func BuildInstrumented(ctx context.Context, spec *target.Spec, work string, maxFrames int) (*InstrumentedBuild, error) {
+	in, err := buildInstrumented(ctx, spec, work, maxFrames)
 	if err != nil {
 		return nil, err
 	}

@@ -40,7 +40,7 @@ func BenchmarkRecorders(b *testing.B) {
 		b.Fatal(err)
 	}
 	prog := &Program{Path: built.Path, Args: built.Args, Dir: built.Dir, ModulePath: built.ModulePath}
-	in, err := buildInstrumented(context.Background(), spec, work)
+	in, err := buildInstrumented(context.Background(), spec, work, 0)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func BenchmarkIndexRecords(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	in, err := buildInstrumented(context.Background(), spec, filepath.Join(work, "instrument"))
+	in, err := buildInstrumented(context.Background(), spec, filepath.Join(work, "instrument"), 0)
 	if err != nil {
 		b.Fatal(err)
 	}

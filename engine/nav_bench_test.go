@@ -381,7 +381,7 @@ func buildFib(tb testing.TB) (*InstrumentedBuild, *Program) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	inst, err := BuildInstrumented(ctx, spec, work)
+	inst, err := BuildInstrumented(ctx, spec, work, 0)
 	if err != nil {
 		tb.Fatal(err)
 	}

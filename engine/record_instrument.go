@@ -68,19 +68,20 @@ func rewrite(ctx context.Context, spec *target.Spec, work string) (*instrument.R
 // buildInstrumented rewrites the target's sources into work and builds the
 // instrumented binary (optimized: the hooks find frames by their frame
 // pointers, and nothing needs the debug build here).
-func buildInstrumented(ctx context.Context, spec *target.Spec, work string) (*instrumented, error) {
+func buildInstrumented(ctx context.Context, spec *target.Spec, work string, maxFrames int) (*instrumented, error) {
 	res, err := rewrite(ctx, spec, work)
 	if err != nil {
 		return nil, err
 	}
-	return buildHooked(ctx, spec, work, res)
+	return buildHooked(ctx, spec, work, res, maxFrames)
 }
 
-// buildHooked builds the instrumented binary from the rewritten sources.
-func buildHooked(ctx context.Context, spec *target.Spec, work string, res *instrument.Result) (*instrumented, error) {
+// buildHooked builds the instrumented binary from the rewritten sources,
+// for recordings that keep up to maxFrames frames (0: the default limit).
+func buildHooked(ctx context.Context, spec *target.Spec, work string, res *instrument.Result, maxFrames int) (*instrumented, error) {
 	// The memory of the first recording's index is made ready while the
 	// go command leaves a core idle (its link is one thread).
-	prepareIndex(prepareFrames, prepareBlocks)
+	prepareIndex(firstFrames(maxFrames), prepareBlocks)
 	// Named like the debug build: it is the target's process.
 	out := filepath.Join(work, "adi-target-instrumented")
 	args := []string{"build", "-o", out}
@@ -588,7 +589,28 @@ func memAvailable() int64 {
 // and lists for frames frames, and blocks blocks of value copies, within
 // an eighth of the memory available and maxPrepared bytes.
 func prepareIndex(frames, blocks int) {
-	trace.Prepare(preparedSize(frames, blocks, memAvailable()))
+	frames, blocks = preparedSize(frames, blocks, memAvailable())
+	if testHookPrepare != nil {
+		testHookPrepare(frames, blocks)
+	}
+	trace.Prepare(frames, blocks)
+}
+
+// testHookPrepare, set by a test, is called with what prepareIndex asks
+// for.
+var testHookPrepare func(frames, blocks int)
+
+// firstFrames is the number of frames whose rows and lists are made ready
+// for the first recording of a build whose recordings keep up to limit
+// frames (0: the default limit): what a recording at the default limit
+// takes, or up to firstFramesMax for a higher limit. Made ready ahead,
+// they cost the recording nothing; faulted in as the index grows, they
+// cost it the most on some virtual machines (see trace.Prepare).
+func firstFrames(limit int) int {
+	if limit <= 0 {
+		limit = DefaultLimits.MaxFrames
+	}
+	return max(prepareFrames, min(limit, firstFramesMax))
 }
 
 // preparedSize bounds what prepareIndex asks for, with avail bytes of
@@ -612,6 +634,11 @@ const (
 	prepareFrames = 256 << 10
 	prepareBlocks = 2
 	maxPrepared   = 256 << 20
+	// firstFramesMax bounds what the build asks for when the frame
+	// limit is higher than the default (56 MB of rows and lists): a
+	// limit is a bound, not what the run will keep, and memory made
+	// ready is held for a minute.
+	firstFramesMax = 1 << 20
 )
 
 // indexSize is about the size of the index of frames frames and values
@@ -1887,7 +1914,7 @@ func startInstrumentedBuild(ctx context.Context, spec *target.Spec, work string,
 		case b.rerr != nil:
 			b.err = b.rerr
 		default:
-			b.in, b.err = buildHooked(ctx, spec, work, b.res)
+			b.in, b.err = buildHooked(ctx, spec, work, b.res, opts.Limits.MaxFrames)
 		}
 	}()
 	return b, nil

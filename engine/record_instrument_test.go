@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,6 +20,7 @@ import (
 	"time"
 
 	"github.com/adi-go/adi/engine/instrument"
+	"github.com/adi-go/adi/engine/target"
 	"github.com/adi-go/adi/engine/trace"
 )
 
@@ -1335,6 +1337,64 @@ func TestPreparedSize(t *testing.T) {
 		f, b := preparedSize(c.frames, c.blocks, c.avail)
 		if f != c.wantF || b != c.wantB {
 			t.Errorf("preparedSize(%d, %d, %d) = %d, %d; want %d, %d", c.frames, c.blocks, c.avail, f, b, c.wantF, c.wantB)
+		}
+	}
+}
+
+// TestFirstFrames: the build makes ready what a recording at the default
+// frame limit takes, and more for a higher limit, up to firstFramesMax.
+func TestFirstFrames(t *testing.T) {
+	for _, c := range []struct{ limit, want int }{
+		{0, prepareFrames},
+		{DefaultLimits.MaxFrames, prepareFrames},
+		{100, prepareFrames},
+		{600_000, 600_000},
+		{5_000_000, firstFramesMax},
+	} {
+		if got := firstFrames(c.limit); got != c.want {
+			t.Errorf("firstFrames(%d) = %d, want %d", c.limit, got, c.want)
+		}
+	}
+}
+
+// TestBuildPreparesForLimit: the instrumented build asks for the memory
+// of its first recording's index by the frame limit of its recordings.
+func TestBuildPreparesForLimit(t *testing.T) {
+	dir := writeModule(t, map[string]string{
+		"go.mod":  "module example.com/prep\n\ngo 1.22\n",
+		"main.go": "package main\n\nfunc f(n int) int { return n + 1 }\n\nfunc main() { println(f(1)) }\n",
+	})
+	spec, err := target.Parse([]string{"go", "run", "."}, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var asked []int
+	testHookPrepare = func(frames, blocks int) {
+		mu.Lock()
+		defer mu.Unlock()
+		asked = append(asked, frames)
+	}
+	defer func() { testHookPrepare = nil }()
+	for _, limit := range []int{0, 3_000_000} {
+		mu.Lock()
+		asked = nil
+		mu.Unlock()
+		b, err := startInstrumentedBuild(context.Background(), spec, t.TempDir(),
+			Options{Recorder: RecorderInstrument, Limits: Limits{MaxFrames: limit}}, func(string, ...any) {})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.wait()
+		if b.err != nil {
+			t.Fatal(b.err)
+		}
+		want, _ := preparedSize(firstFrames(limit), prepareBlocks, memAvailable())
+		mu.Lock()
+		got := slices.Clone(asked)
+		mu.Unlock()
+		if !slices.Contains(got, want) {
+			t.Errorf("frame limit %d: the build asked for %v frames made ready, want %d", limit, got, want)
 		}
 	}
 }

@@ -143,7 +143,7 @@ func buildModule(t *testing.T, files map[string]string, argv []string) (in *inst
 		t.Fatal(err)
 	}
 	work = t.TempDir()
-	in, err = buildInstrumented(context.Background(), spec, work)
+	in, err = buildInstrumented(context.Background(), spec, work, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -322,7 +322,7 @@ func benchOne(ctx context.Context, cfg benchConfig, root string, p benchProgram)
 		notes.instrument = "instrumenting recorder unavailable: a prebuilt binary has no source to instrument"
 	} else {
 		start = time.Now()
-		inst, err = engine.BuildInstrumented(ctx, spec, filepath.Join(work, "instrument"))
+		inst, err = engine.BuildInstrumented(ctx, spec, filepath.Join(work, "instrument"), cfg.maxFrames)
 		if err != nil {
 			notes.instrument = "instrumenting recorder unavailable: " + firstLine(err.Error())
 		} else {
