@@ -627,10 +627,10 @@ func preparedSize(frames, blocks int, avail int64) (int, int) {
 
 const (
 	// prepareFrames and prepareBlocks are what is made ready for the
-	// first recording of a build (14 MB of rows and lists, 4 MB of
-	// copies): what one at the default frame limit takes (see
-	// DefaultLimits). Each recording asks for as much as it took for
-	// the next.
+	// first recording of a build at the default frame limit (14 MB of
+	// rows and lists, 4 MB of copies): what one takes (see
+	// DefaultLimits; a higher limit asks for more, see firstFrames).
+	// Each recording asks for as much as it took for the next.
 	prepareFrames = 256 << 10
 	prepareBlocks = 2
 	maxPrepared   = 256 << 20
