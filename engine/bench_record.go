@@ -21,8 +21,8 @@ type InstrumentedBuild struct {
 // BuildInstrumented rewrites the sources of spec's target into work (a
 // directory the caller removes) and builds it with hooks, for recordings
 // that keep up to maxFrames frames (0: the default limit). It returns once
-// the binary's symbols are read too (every recording of the build uses
-// them): their time is the build's, not a recording's.
+// the binary's symbols and inline trees are read too (every recording of
+// the build uses them): their time is the build's, not a recording's.
 func BuildInstrumented(ctx context.Context, spec *target.Spec, work string, maxFrames int) (*InstrumentedBuild, error) {
 	in, err := buildInstrumented(ctx, spec, work, maxFrames)
 	if err != nil {
@@ -31,6 +31,7 @@ func BuildInstrumented(ctx context.Context, spec *target.Spec, work string, maxF
 	if _, err := in.symbols(); err != nil {
 		return nil, fmt.Errorf("reading the instrumented binary's symbols: %w", err)
 	}
+	in.inlineTrees()
 	return &InstrumentedBuild{in: in, work: work, Notes: in.notes}, nil
 }
 

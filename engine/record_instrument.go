@@ -38,11 +38,14 @@ type instrumented struct {
 	notes []string
 	env   []string // for the binary's runtime (instrument.Result.Env)
 
-	// The binary's function and line tables, read once for every
-	// recording of it (see symbols).
+	// The binary's function and line tables, and its inline trees,
+	// read once for every recording of it (see symbols and
+	// inlineTrees).
 	symsOnce sync.Once
 	symtab   *gosym.Table
 	symErr   error
+	inlOnce  sync.Once
+	inl      *inlineTrees
 }
 
 // symbols returns the function and line tables of the binary, read on the
@@ -52,6 +55,18 @@ type instrumented struct {
 func (in *instrumented) symbols() (*gosym.Table, error) {
 	in.symsOnce.Do(func() { in.symtab, in.symErr = loadSymbols(in.path) })
 	return in.symtab, in.symErr
+}
+
+// inlineTrees returns the binary's inline trees, read on the first call
+// (nil if they cannot be: a call site in inlined code then has the inlined
+// function's line). The builder needs them at the first call site in code
+// inlined from another file, which a test binary's first tests have:
+// reading them takes tens of milliseconds for one, which a builder that
+// read them itself spent while its target ran ahead, in every recording.
+// buildHooked starts reading them after the symbols.
+func (in *instrumented) inlineTrees() *inlineTrees {
+	in.inlOnce.Do(func() { in.inl, _ = loadInlineTrees(in.path) })
+	return in.inl
 }
 
 // rewrite rewrites the target's sources into work for both builds that
@@ -112,7 +127,10 @@ func buildHooked(ctx context.Context, spec *target.Spec, work string, res *instr
 		return nil, fmt.Errorf("%w: %s\ngo %s: %v\n%s", errInstrumentBuild, buildProblem(b, err), strings.Join(args, " "), err, b)
 	}
 	in := &instrumented{path: out, sites: res.Sites, notes: res.Skipped, env: res.Env()}
-	go in.symbols()
+	go func() {
+		in.symbols()
+		in.inlineTrees()
+	}()
 	return in, nil
 }
 
@@ -308,7 +326,7 @@ func newBuilder(in *instrumented, lim Limits, syms symbols, f *instrument.File, 
 		return nil, fmt.Errorf("reading the instrumented binary's symbols: %w", err)
 	}
 	b := &builder{
-		bi: bi, path: in.path, file: f, sites: in.sites, lim: lim,
+		bi: bi, inl: in.inlineTrees, file: f, sites: in.sites, lim: lim,
 		rec:      &trace.Recording{},
 		counts:   map[string]*int{},
 		stacks:   map[int64]*gstack{},
@@ -689,13 +707,12 @@ func lessGC() func() {
 // does from its breakpoints (see recorder.go).
 type builder struct {
 	bi *gosym.Table
-	// path is the binary's; inl its inline trees, once inlRead.
-	path    string
-	inl     *inlineTrees
-	inlRead bool
-	file    *instrument.File // names the values' types
-	sites   []instrument.Site
-	lim     Limits
+	// inl returns the binary's inline trees (see
+	// instrumented.inlineTrees).
+	inl   func() *inlineTrees
+	file  *instrument.File // names the values' types
+	sites []instrument.Site
+	lim   Limits
 	// rec gets every frame, kept or not (see limit), as it enters.
 	rec    *trace.Recording
 	counts map[string]*int // by fid name
@@ -1015,7 +1032,7 @@ func (b *builder) callPosID(pc uint64) posID {
 	if decl := b.fn(pc - 1).decl; decl.File != "" && file != decl.File {
 		// Code inlined from another file: the call is the function's
 		// own call of what was inlined.
-		if t := b.inlineTrees(); t != nil {
+		if t := b.inl(); t != nil {
 			if o := t.outermost(pc - 1); o != pc-1 {
 				file, line, _ = b.bi.PCToLine(o)
 			}
@@ -1025,17 +1042,6 @@ func (b *builder) callPosID(pc uint64) posID {
 	p.id = b.rec.PosID(p.pos)
 	b.pos[pc] = p
 	return p
-}
-
-// inlineTrees returns the binary's inline trees, read the first time (nil
-// if they cannot be: a call site in inlined code then has the inlined
-// function's line).
-func (b *builder) inlineTrees() *inlineTrees {
-	if !b.inlRead {
-		b.inlRead = true
-		b.inl, _ = loadInlineTrees(b.path)
-	}
-	return b.inl
 }
 
 // siteIDHit is callSiteID's hit in the cache (see fnHit).
