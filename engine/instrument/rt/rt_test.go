@@ -496,7 +496,9 @@ func TestLiveRead(t *testing.T) {
 	}
 	defer f.Close()
 	var got []string
+	var read atomic.Uint64
 	collect := func(r *instrument.Record) error {
+		read.Store(r.Seq)
 		line := fmt.Sprint(r.Seq, r.Kind, r.Goid, r.Site, r.PC, r.Off)
 		for _, v := range r.Values {
 			line += " " + f.Type(v.TypeID).Name + "=" + v.String()
@@ -513,6 +515,13 @@ func TestLiveRead(t *testing.T) {
 				for k := 0; k < 30; k++ {
 					fibHooked(12)
 					echo(uint64(k), int64(-i), strings.Repeat("x", k))
+					// The reader reads the round before the next
+					// one is written (without that, a reader the
+					// scheduler left out could find every record
+					// in its first poll).
+					for w := seq.Load(); read.Load() < w; {
+						time.Sleep(50 * time.Microsecond)
+					}
 				}
 				ran <- true
 			}()
