@@ -1,12 +1,14 @@
 package engine
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/adi-go/adi/engine/instrument"
+	"github.com/adi-go/adi/engine/trace"
 )
 
 // TestLoadInlineTreesBadInput: a file that is not a Go binary gives an
@@ -60,5 +62,35 @@ func TestInlineTreesOncePerBuild(t *testing.T) {
 		}
 		tf.Close()
 		f.Close()
+	}
+}
+
+// TestPCSymsOncePerBuild: what the binary's tables say of a PC is looked
+// up by the first recording that meets it, and found by the next ones.
+func TestPCSymsOncePerBuild(t *testing.T) {
+	inst, prog := buildFib(t)
+	in := inst.in
+	var sites []trace.Pos
+	for i := 0; i < 2; i++ {
+		rec, err := inst.Record(context.Background(), prog, RecordOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		in.pcs.mu.Lock()
+		looked, fns, calls := in.pcs.looked, len(in.pcs.fns), len(in.pcs.calls)
+		in.pcs.mu.Unlock()
+		if fns == 0 || calls == 0 {
+			t.Fatalf("recording %d: the build knows %d functions and %d calls, want some", i+1, fns, calls)
+		}
+		if looked != fns+calls {
+			t.Errorf("recording %d: %d lookups in the tables for %d PCs", i+1, looked, fns+calls)
+		}
+		// fib#2 is called by fib#1, at fib(n-1) + fib(n-2).
+		sites = append(sites, rec.CallSiteOf(2))
+	}
+	for i, p := range sites {
+		if filepath.Base(p.File) != "main.go" || p.Line != 16 {
+			t.Errorf("recording %d: fib#2 was called at %v, want main.go:16", i+1, p)
+		}
 	}
 }

@@ -19,7 +19,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/go-delve/delve/pkg/proc"
 	"golang.org/x/sys/unix"
 
 	"github.com/adi-go/adi/engine/instrument"
@@ -46,6 +45,8 @@ type instrumented struct {
 	symErr   error
 	inlOnce  sync.Once
 	inl      *inlineTrees
+	// pcs is what the tables say of the PCs the recordings met.
+	pcs pcSyms
 }
 
 // symbols returns the function and line tables of the binary, read on the
@@ -325,8 +326,9 @@ func newBuilder(in *instrumented, lim Limits, syms symbols, f *instrument.File, 
 	if err != nil {
 		return nil, fmt.Errorf("reading the instrumented binary's symbols: %w", err)
 	}
+	fns, calls := in.pcs.sizes()
 	b := &builder{
-		bi: bi, inl: in.inlineTrees, file: f, sites: in.sites, lim: lim,
+		bi: bi, inl: in.inlineTrees, pcs: &in.pcs, file: f, sites: in.sites, lim: lim,
 		rec:      &trace.Recording{},
 		counts:   map[string]*int{},
 		stacks:   map[int64]*gstack{},
@@ -338,8 +340,8 @@ func newBuilder(in *instrumented, lim Limits, syms symbols, f *instrument.File, 
 		kids:     map[spawnKey][]int64{},
 		started:  map[spawnKey]int{},
 		first:    map[int64]int{},
-		fns:      map[uint64]*ifn{},
-		pos:      map[uint64]posID{},
+		fns:      make(map[uint64]*ifn, fns),
+		pos:      make(map[uint64]posID, calls),
 		argNames: make([][]trace.Str, len(in.sites)),
 		resNames: make([][]trace.Str, len(in.sites)),
 		lazy:     f.LazyValues,
@@ -708,8 +710,10 @@ func lessGC() func() {
 type builder struct {
 	bi *gosym.Table
 	// inl returns the binary's inline trees (see
-	// instrumented.inlineTrees).
+	// instrumented.inlineTrees); pcs is what the recordings of the
+	// binary found of their PCs.
 	inl   func() *inlineTrees
+	pcs   *pcSyms
 	file  *instrument.File // names the values' types
 	sites []instrument.Site
 	lim   Limits
@@ -965,12 +969,9 @@ func (b *builder) lookupFn(pc uint64) *ifn {
 	if f, ok := b.fns[pc]; ok {
 		return f
 	}
-	f := &ifn{}
-	if fn := b.bi.PCToFunc(pc); fn != nil {
-		f.raw = fn.Name
-		f.name = fidName(&proc.Function{Name: fn.Name})
-		file, line, _ := b.bi.PCToLine(fn.Entry)
-		f.decl = trace.Pos{File: file, Line: line}
+	s := b.pcs.funcAt(b.bi, pc)
+	f := &ifn{raw: s.raw, name: s.name, decl: s.decl}
+	if f.name != "" {
 		f.count = b.counts[f.name]
 		if f.count == nil {
 			f.count = new(int)
@@ -1028,17 +1029,7 @@ func (b *builder) callPosID(pc uint64) posID {
 	if p, ok := b.pos[pc]; ok {
 		return p
 	}
-	file, line, _ := b.bi.PCToLine(pc - 1)
-	if decl := b.fn(pc - 1).decl; decl.File != "" && file != decl.File {
-		// Code inlined from another file: the call is the function's
-		// own call of what was inlined.
-		if t := b.inl(); t != nil {
-			if o := t.outermost(pc - 1); o != pc-1 {
-				file, line, _ = b.bi.PCToLine(o)
-			}
-		}
-	}
-	p := posID{pos: trace.Pos{File: file, Line: line}}
+	p := posID{pos: b.pcs.callAt(b.bi, b.inl, pc)}
 	p.id = b.rec.PosID(p.pos)
 	b.pos[pc] = p
 	return p
