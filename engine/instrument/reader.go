@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"sync/atomic"
 	"syscall"
+	"time"
 	"unsafe"
 )
 
@@ -91,12 +92,16 @@ func chunkState(h unsafe.Pointer) (busy bool, end int, last uint64) {
 
 // The control chunk: the record counter, and the free list of chunks
 // handed back (see package adirt's ctlFree): the count handed back, the
-// count the runtime took, and the ring of chunk numbers.
+// count the runtime took, the reader's progress (the number of the last
+// record read while chunks go back, else 0), the time the target waited
+// for it, and the ring of chunk numbers.
 const (
 	ctlSeq      = 64
 	ctlFreeHead = 128
 	ctlFreeTail = 192
-	ctlFree     = 256
+	ctlRead     = 256
+	ctlWaited   = 320
+	ctlFree     = 384
 	ctlSlots    = (chunkSize - ctlFree) / 4
 )
 
@@ -249,6 +254,13 @@ type File struct {
 	// it off. Recycled counts the chunks Poll has handed back.
 	Recycle  bool
 	Recycled int
+	// Waited is the time the target's goroutines waited, in all, for Poll
+	// to hand chunks back (the runtime's file grew to the size it waits
+	// at, see package adirt's waitReader), known once the target has
+	// ended (the final Poll) or the File is closed.
+	Waited time.Duration
+	// read is the number of the last record Poll handed over.
+	read uint64
 
 	// ctl is the control chunk, mapped writable (nil if the file is not,
 	// and once the target has ended); handed the chunks handed back and
@@ -421,10 +433,7 @@ func (f *File) NumTypes() int {
 
 // Close unmaps the file.
 func (f *File) Close() error {
-	if f.ctl != nil {
-		syscall.Munmap(f.ctl)
-		f.ctl = nil
-	}
+	f.releaseCtl()
 	if f.data == nil {
 		return nil
 	}
@@ -440,11 +449,47 @@ func (f *File) Close() error {
 // then, as one that would rather keep values in the file than copy them.
 func (f *File) StopRecycle() {
 	f.Recycle = false
+	f.progress(0, true)
 	for _, c := range f.chunks {
 		if c != nil {
 			c.rec.Recycled = false
 		}
 	}
+}
+
+// progress tells the runtime, while chunks go back, how far the records
+// are read: up to the one numbered read (1 before the first); stop says
+// that none goes back any more (the runtime waits for the reader no more).
+func (f *File) progress(read uint64, stop bool) {
+	if f.ctl == nil || f.Bytes < chunkSize || !f.Recycle && !stop {
+		return
+	}
+	if stop {
+		read = 0
+	} else {
+		read = max(read, 1)
+	}
+	atomic.StoreUint64((*uint64)(unsafe.Pointer(&f.ctl[ctlRead])), read)
+}
+
+// progressEvery is how often (in records) a long Poll tells the runtime
+// how far it has read.
+const progressEvery = 4096
+
+// releaseCtl unmaps the control chunk, once it has read the time the
+// target waited and told the runtime to wait no more, if the file holds
+// the chunk (a target killed as it started may have written nothing: past
+// the file's end, the mapping cannot be read or written).
+func (f *File) releaseCtl() {
+	if f.ctl == nil {
+		return
+	}
+	if f.stat() == nil && f.Bytes >= chunkSize {
+		f.progress(0, true)
+		f.Waited = time.Duration(atomic.LoadInt64((*int64)(unsafe.Pointer(&f.ctl[ctlWaited]))))
+	}
+	syscall.Munmap(f.ctl)
+	f.ctl = nil
 }
 
 // handBack puts chunk n, read through, on the free list, unless the list
@@ -662,10 +707,9 @@ func (f *File) Poll(final bool, fn func(*Record) error) (int, error) {
 		}
 	}
 	f.scan = keep
-	if final && f.ctl != nil {
+	if final {
 		// Nothing more goes back to the runtime.
-		syscall.Munmap(f.ctl)
-		f.ctl = nil
+		f.releaseCtl()
 	}
 	return f.merge(w, fn)
 }
@@ -693,6 +737,13 @@ func (f *File) merge(w uint64, fn func(*Record) error) (int, error) {
 	h := f.heap
 	defer func() { f.heap = h }()
 	count := 0
+	// read is the number of the last record handed over, which the
+	// runtime learns every few thousand records (a batch can be long).
+	read := f.read
+	defer func() {
+		f.read = read
+		f.progress(read, false)
+	}()
 	for len(h) > 0 && h[0].rec.Seq <= w {
 		c := h[0]
 		// The chunk's records come first up to the first record of the
@@ -715,6 +766,10 @@ func (f *File) merge(w uint64, fn func(*Record) error) (int, error) {
 				return count, err
 			}
 			count++
+			read = r.Seq
+			if count%progressEvery == 0 {
+				f.progress(read, false)
+			}
 			r, err := c.next()
 			if err != nil {
 				return count, err

@@ -53,6 +53,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 	"unsafe"
 )
 
@@ -128,10 +129,17 @@ const ctlSeq = cacheLine
 // (at ctlFreeHead); the runtime takes them in order and counts those it
 // has taken (at ctlFreeTail), which tells the reader which slots are free
 // again. Each count has a cache line of its own.
+//
+// Then the reader's progress (see waitReader): the number of the last
+// record it has read, written as it reads while it hands chunks back, 0
+// when it hands none back; and the time, in nanoseconds, that goroutines
+// have waited for it in all. A cache line each.
 const (
 	ctlFreeHead = 2 * cacheLine
 	ctlFreeTail = 3 * cacheLine
-	ctlFree     = 4 * cacheLine
+	ctlRead     = 4 * cacheLine
+	ctlWaited   = 5 * cacheLine
+	ctlFree     = 6 * cacheLine
 	ctlSlots    = (chunkSize - ctlFree) / 4
 )
 
@@ -269,7 +277,15 @@ var (
 	file     *os.File
 	fileSize int64
 	maxFile  int64 = 2 << 30
-	seg      []byte
+	// waitAt is the size of file from which a goroutine that needs a
+	// chunk waits for the reader to hand one back rather than growing
+	// the file (see waitReader); 0: it never waits.
+	waitAt int64
+	// readSeen is the reader's progress that waitReader saw last,
+	// readSince when it saw it change.
+	readSeen  uint64
+	readSince time.Time
+	seg       []byte
 	// ctl is the control chunk; chunkAt the chunks mapped, by number.
 	ctl     unsafe.Pointer
 	chunkAt []unsafe.Pointer
@@ -312,13 +328,16 @@ func init() {
 	if n, err := strconv.ParseInt(os.Getenv("ADI_TRACE_MAXFILE"), 10, 64); err == nil && n > 0 {
 		maxFile = n
 	}
+	if n, err := strconv.ParseInt(os.Getenv("ADI_TRACE_WAITAT"), 10, 64); err == nil && n > 0 {
+		waitAt = n
+	}
 	// Without them, every site's records give its PC, and every goroutine
 	// its parent's traceback.
 	if n, err := strconv.Atoi(os.Getenv("ADI_TRACE_SITES")); err == nil && n > 0 && n <= maxSites {
 		siteSeen = make([]atomic.Bool, n)
 	}
 	userPkgs = strings.Fields(os.Getenv("ADI_TRACE_PKGS"))
-	for _, v := range []string{"ADI_TRACE_MAXSTR", "ADI_TRACE_MAXFILE", "ADI_TRACE_SITES", "ADI_TRACE_PKGS"} {
+	for _, v := range []string{"ADI_TRACE_MAXSTR", "ADI_TRACE_MAXFILE", "ADI_TRACE_WAITAT", "ADI_TRACE_SITES", "ADI_TRACE_PKGS"} {
 		os.Unsetenv(v)
 	}
 	f, err := openFile(fd, path)
@@ -341,7 +360,7 @@ func startFile() error {
 	mu.Lock()
 	defer mu.Unlock()
 	ctl, chunkAt = nil, nil
-	base := takeChunk()
+	base := takeChunk(false)
 	if base == nil {
 		return errors.New("the record file has no room")
 	}
@@ -462,7 +481,7 @@ func (s *G) newChunk() bool {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	return s.newChunkLocked(0)
+	return s.newChunkLocked(0, true)
 }
 
 // A goroutine writes its first records to a chunk that goroutines share,
@@ -495,7 +514,7 @@ func (s *G) borrow() bool {
 	c := &sharedChunk
 	if c.pos+goidRecord+maxRecord+slack > c.end {
 		mu.Lock()
-		ok := c.newChunkLocked(0)
+		ok := c.newChunkLocked(0, true)
 		mu.Unlock()
 		if !ok {
 			sharedMu.Unlock()
@@ -531,12 +550,13 @@ func (s *G) giveBack() {
 }
 
 // newChunkLocked is newChunk with mu held; flags are set in the new
-// chunk's header besides hdrUsed.
-func (s *G) newChunkLocked(flags uint8) bool {
+// chunk's header besides hdrUsed. With wait, it may wait for the reader
+// (see takeChunk).
+func (s *G) newChunkLocked(flags uint8, wait bool) bool {
 	if s.base != nil {
 		s.hdr().flags |= hdrDone
 	}
-	base := takeChunk()
+	base := takeChunk(wait)
 	if base == nil {
 		s.base, s.pos, s.end = nil, 0, 0
 		return false
@@ -551,10 +571,20 @@ func (s *G) newChunkLocked(flags uint8) bool {
 
 // takeChunk returns a chunk handed back by the reader, else the next
 // chunk of the file, mapping a new segment when needed, or nil when the
-// file is full (mu held).
-func takeChunk() unsafe.Pointer {
-	if base := reuseChunk(); base != nil {
-		return base
+// file is full (mu held). With wait, it waits for the reader first, mu
+// released meanwhile, once the file has grown to waitAt (see waitReader):
+// only for the chunk of a goroutine between two records (one in the
+// middle of a record would hold back the reader, which reads no record
+// numbered after it).
+func takeChunk(wait bool) unsafe.Pointer {
+	var since time.Time // when it started waiting
+	for {
+		if base := reuseChunk(); base != nil {
+			return base
+		}
+		if len(seg) >= chunkSize || !wait || !waitReader(&since) {
+			break
+		}
 	}
 	if len(seg) < chunkSize {
 		n := nextSegment(fileSize, maxFile)
@@ -584,6 +614,68 @@ func takeChunk() unsafe.Pointer {
 	chunkAt = append(chunkAt, base)
 	return base
 }
+
+// waitReader waits a moment for the reader to hand a chunk back, once
+// the file has grown to waitAt (mu held, released while it waits), and
+// reports whether it waited; the file grows otherwise. since is when the
+// goroutine started waiting for the chunk (set at the first wait).
+//
+// The reader reads the records as they are written, on another core, and
+// hands back the chunks it has read. Goroutines on several cores write
+// records faster than one core reads them: the chunks not read yet, file
+// pages that are memory, would otherwise pile up to the file's limit,
+// where recording stops, leaving out the end of the run (where a test
+// fails). The target so runs at the reader's pace past waitAt.
+//
+// It does not wait for a reader that hands no chunk back (the index is
+// built after the run, or kept whole in the file), and never waits again
+// once the reader has read nothing for readerStall (it is gone, or held up
+// by a goroutine in the middle of a record). Nor does it wait past
+// readerGrace for one that has read nearly every record: the chunks are
+// then held by goroutines writing them (many at once), rather than about
+// to come back; the file grows, by a segment before the next wait.
+func waitReader(since *time.Time) bool {
+	if waitAt == 0 || fileSize < waitAt || ctl == nil {
+		return false
+	}
+	read := (*atomic.Uint64)(unsafe.Add(ctl, ctlRead)).Load()
+	if read == 0 {
+		return false
+	}
+	now := time.Now()
+	if since.IsZero() {
+		*since = now
+	}
+	if read != readSeen {
+		readSeen, readSince = read, now
+	} else if now.Sub(readSince) > readerStall {
+		waitAt = 0
+		return false
+	}
+	if read+readerAhead > seq.Load() && now.Sub(*since) > readerGrace {
+		waitAt = fileSize + 1
+		return false
+	}
+	mu.Unlock()
+	time.Sleep(readerPause)
+	mu.Lock()
+	(*atomic.Int64)(unsafe.Add(ctl, ctlWaited)).Add(int64(time.Since(now)))
+	return true
+}
+
+// The reader has read nearly every record when it has read all but the
+// last readerAhead (a few chunks of them); it hands back the chunks it
+// read through at its next poll, within readerGrace. A goroutine that
+// waits for it looks again after readerPause (a chunk's records take it a
+// few hundred microseconds).
+const (
+	readerAhead = 1 << 14
+	readerGrace = 20 * time.Millisecond
+	readerPause = 200 * time.Microsecond
+)
+
+// readerStall is how long a reader that reads nothing is waited for.
+var readerStall = 2 * time.Second
 
 // reuseChunk returns the next chunk of the free list (see ctlFree), nil if
 // there is none (mu held). Its header is made that of an unused chunk, its
@@ -1370,7 +1462,7 @@ func testNameAt(t reflect.Type) (uintptr, bool) {
 func writeType(id uint64, name, kind string) {
 	s := &types
 	if s.base == nil || s.pos+maxRecord+slack > s.end {
-		if stopped.Load() || !s.newChunkLocked(hdrTypes) {
+		if stopped.Load() || !s.newChunkLocked(hdrTypes, false) {
 			return
 		}
 	}

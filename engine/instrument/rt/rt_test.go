@@ -68,6 +68,7 @@ func startRecording(t testing.TB) string {
 	types = G{}
 	sharedChunk = G{}
 	stopped.Store(false)
+	waitAt, readSeen, readSince = 0, 0, time.Time{}
 	dir := t.TempDir()
 	if d := os.Getenv("ADI_RECORD_DIR"); d != "" {
 		dir = d
@@ -682,6 +683,150 @@ func TestLiveReadRecycled(t *testing.T) {
 		t.Errorf("%d chunks taken for %d records: the chunks handed back were not written again (%d without)", len(chunkAt), len(seqs), least)
 	}
 	t.Logf("%d records in %d chunks, %d of them written again", len(seqs), len(chunkAt), f.Recycled)
+}
+
+// TestWaitForReader: goroutines that write records faster than a live
+// reader reads them wait for it once the file has grown to waitAt, rather
+// than growing it further: every record is read, in order, the file stays
+// within a segment of waitAt, and the time waited is counted.
+func TestWaitForReader(t *testing.T) {
+	path := startRecording(t)
+	// Segments of 256 KB, 256 KB, 512 KB, 1 MB: the next one takes the
+	// file from 2 MB to 4 MB.
+	waitAt = 2 << 20
+	f := openRecycling(t, path)
+	const n, rounds = 2, 20
+	records := 0
+	var seqs int // records not numbered one after the other
+	collect := func(r *instrument.Record) error {
+		records++
+		if r.Seq != uint64(records) {
+			seqs++
+		}
+		// A reader slower than the writers: ~2M records a second.
+		if records%1024 == 0 {
+			time.Sleep(500 * time.Microsecond)
+		}
+		return nil
+	}
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			for range rounds {
+				fibHooked(20)
+			}
+		})
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	for running := true; running; {
+		select {
+		case <-done:
+			running = false
+		default:
+		}
+		if _, err := f.Poll(false, collect); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := f.Poll(true, collect); err != nil {
+		t.Fatal(err)
+	}
+	const calls = 21891 // fib(20)
+	if want := n * (rounds*2*calls + 1); records != want || seqs > 0 {
+		t.Fatalf("%d records read, %d of them out of order; want %d", records, seqs, want)
+	}
+	if f.Bytes > 4<<20 || f.Waited == 0 || waitAt == 0 {
+		t.Fatalf("the file grew to %d bytes, waiting %v for the reader (gave up: %v); want it within 4 MB, waiting",
+			f.Bytes, f.Waited, waitAt == 0)
+	}
+	t.Logf("%d records (~%d MB) in a file of %d MB; waited %v, %d chunks handed back",
+		records, records*10>>20, f.Bytes>>20, f.Waited, f.Recycled)
+}
+
+// TestWaitHeldChunks: goroutines running at once, each holding a chunk of
+// its own, fill the file past waitAt with chunks the reader cannot have
+// back; the goroutines that need one more do not wait for it for long.
+func TestWaitHeldChunks(t *testing.T) {
+	path := startRecording(t)
+	waitAt = 1 << 20 // 16 chunks
+	f := openRecycling(t, path)
+	const n = 64
+	var started, done sync.WaitGroup
+	release := make(chan struct{})
+	for range n {
+		started.Add(1)
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			fibHooked(12) // ~9 KB: past the chunk goroutines share
+			started.Done()
+			<-release
+		}()
+	}
+	end := make(chan struct{})
+	go func() {
+		started.Wait()
+		close(release)
+		done.Wait()
+		close(end)
+	}()
+	start := time.Now()
+	for running := true; running; {
+		select {
+		case <-end:
+			running = false
+		default:
+		}
+		if _, err := f.Poll(false, func(*instrument.Record) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	took := time.Since(start)
+	if _, err := f.Poll(true, func(*instrument.Record) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if waitAt == 0 || took > readerStall/2 {
+		t.Errorf("%d goroutines holding a chunk each took %v (waited %v, gave up: %v); want them on without waiting for the reader", n, took, f.Waited, waitAt == 0)
+	}
+	t.Logf("%d goroutines: %v, waited %v, the file %d KB", n, took, f.Waited, fileSize>>10)
+}
+
+// TestWaitForNoReader: the goroutines do not wait for a reader that stops
+// handing chunks back, and stop waiting for one that reads nothing for
+// readerStall (gone): the file grows instead.
+func TestWaitForNoReader(t *testing.T) {
+	defer func(d time.Duration) { readerStall = d }(readerStall)
+	readerStall = 100 * time.Millisecond
+	for _, stop := range []bool{true, false} {
+		path := startRecording(t)
+		waitAt = 1 << 20
+		f := openRecycling(t, path)
+		fibHooked(20) // 43,782 records, a few hundred KB
+		if _, err := f.Poll(false, func(*instrument.Record) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if stop {
+			f.StopRecycle()
+		}
+		start := time.Now()
+		for range 40 {
+			fibHooked(20) // ~16 MB in all
+		}
+		took := time.Since(start)
+		grown := fileSize
+		if _, err := f.Poll(true, func(*instrument.Record) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case grown < 4<<20:
+			t.Errorf("stopped %v: the file grew to %d bytes only", stop, grown)
+		case stop && (f.Waited != 0 || waitAt == 0):
+			t.Errorf("recycling stopped, yet the goroutine waited %v (gave up: %v)", f.Waited, waitAt == 0)
+		case !stop && (f.Waited < readerStall || waitAt != 0 || took < readerStall):
+			t.Errorf("a reader gone: waited %v of a run of %v, gave up %v; want the stall waited, then no more", f.Waited, took, waitAt == 0)
+		}
+	}
 }
 
 // TestRecycleBehind reads live, handing chunks back, the records of a run
