@@ -185,7 +185,7 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 	cmd.ExtraFiles = []*os.File{records}
 	cmd.Env = append(cmd.Env, in.env...)
 	cmd.Env = append(cmd.Env, "ADI_TRACE_FD=3", "ADI_TRACE_MAXSTR="+strconv.Itoa(lim.MaxString),
-		"ADI_TRACE_MAXFILE="+strconv.FormatInt(maxRecordFile, 10))
+		"ADI_TRACE_MAXFILE="+strconv.FormatInt(maxRecordFile, 10), "ADI_TRACE_WAITAT="+strconv.FormatInt(waitRecordFile, 10))
 	if prog.Stdin != "" {
 		f, err := os.Open(prog.Stdin)
 		if err != nil {
@@ -309,7 +309,7 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 	records.Close()
 	if opts.Times != nil {
 		*opts.Times = RecordTimes{Run: ended.Sub(start), Index: time.Since(ended), Records: b.records, AfterRun: b.records - b.atExit,
-			Reused: t.Recycled}
+			Reused: t.Recycled, Waited: t.Waited, FileBytes: t.Bytes}
 	}
 	return b.rec, nil
 }
@@ -560,6 +560,16 @@ func indexAfter(records *os.File, in *instrumented, lim Limits, syms symbols, pa
 // maxRecordFile bounds the target's record file: the runtime stops
 // recording there, and the recording says so.
 const maxRecordFile = 2 << 30
+
+// waitRecordFile is the size of record file from which the target's
+// goroutines wait for the index to hand chunks back rather than grow the
+// file, while the index reads the records as they are written and hands
+// them back (see package adirt's waitReader): a target whose goroutines
+// write records faster than the index reads them (several at once, on
+// the cores the index shares) then runs at the index's pace, and its
+// records take this much memory at most, not maxRecordFile, where the
+// end of the run would be lost. A variable for tests.
+var waitRecordFile int64 = 256 << 20
 
 // recordFile returns an empty file for the target's records: a memfd (file
 // pages without file system work) when the machine has memory to spare for

@@ -538,6 +538,66 @@ func main() {
 	}
 }
 
+// TestInstrumentWaitsForIndex: goroutines writing records on both cores
+// outrun an index made slow; once the record file has grown to
+// waitRecordFile they wait for the index to hand chunks back, so that the
+// file stays that small and the whole run is recorded, its failing end
+// too.
+func TestInstrumentWaitsForIndex(t *testing.T) {
+	in, dir, work := buildModule(t, map[string]string{
+		"go.mod": "module example.com/wait\n\ngo 1.22\n",
+		"main.go": `package main
+
+import "sync"
+
+func sq(n int) int { return n * n }
+
+func fail(sum int) { panic(sum) }
+
+func main() {
+	var wg sync.WaitGroup
+	sums := make([]int, 2)
+	for i := range sums {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := 0; k < 300000; k++ {
+				sums[i] += sq(k & 7)
+			}
+		}()
+	}
+	wg.Wait()
+	fail(sums[0] + sums[1])
+}
+`}, []string{"go", "run", "."})
+	defer func(n int64) { waitRecordFile = n }(waitRecordFile)
+	waitRecordFile = 1 << 20
+	// The index reads ~4M records a second at most while the target runs;
+	// the target writes 1.2M records (~12 MB) in a few tens of ms.
+	testHookLive = func(int) { time.Sleep(time.Millisecond) }
+	defer func() { testHookLive = nil }()
+	var times RecordTimes
+	rec, err := recordInstrumented(context.Background(), in, &Program{Dir: dir}, work,
+		RecordOptions{Limits: Limits{MaxFrames: 1_000_000}, Times: &times})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Segments of 256 KB, 256 KB, 512 KB make 1 MB; one more doubles it.
+	if times.Waited == 0 || times.FileBytes > 2<<20 {
+		t.Errorf("the record file grew to %d bytes (%d records), the target waiting %v for the index; want it within 2 MB",
+			times.FileBytes, times.Records, times.Waited)
+	}
+	const frames = 1 + 2 + 600000 + 1 // main, the goroutines, sq, fail
+	if rec.Len() != frames || rec.Partial != "" {
+		t.Fatalf("%d frames, want %d; partial %q", rec.Len(), frames, rec.Partial)
+	}
+	p := rec.Outcome.Panic
+	if p == nil || p.Value != "10500000" || rec.FIDOf(rec.Len()-1).String() != "main.fail#1" {
+		t.Errorf("the run's end: panic %+v, last frame %s; want main.fail#1 panicking with 10500000", p, rec.FIDOf(rec.Len()-1))
+	}
+	t.Logf("%d records in a file of %d KB; the target waited %v, %d chunks handed back", times.Records, times.FileBytes>>10, times.Waited, times.Reused)
+}
+
 // TestInstrumentStoppedWholeBefore: a run whose record file filled up
 // left out the frames entered after, but the recording is whole before
 // the stop (the stop record says where), so re-executions still count

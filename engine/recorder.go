@@ -56,6 +56,12 @@ type RecordTimes struct {
 	// handed back to the target once it had read them, for the target to
 	// write again (see instrument.File.Recycle).
 	Reused int
+	// Waited is the time the target's goroutines waited, in all, for the
+	// index to hand chunks back, once the record file had grown to the
+	// size where they wait (see waitRecordFile); FileBytes is the size
+	// the record file grew to.
+	Waited    time.Duration
+	FileBytes int64
 }
 
 // DefaultSpillAbove is the size of index above which it goes to a mapped
