@@ -91,6 +91,11 @@ type benchResult struct {
 	// Reused is the median number of chunks of the record file that the
 	// index handed back to the target, once read, to be written again.
 	Reused *float64 `json:"instrument_chunks_reused,omitempty"`
+	// FileMB is the median size the record file grew to, in MB; WaitedMS
+	// the median time the target waited for the index to hand chunks
+	// back, once its file had grown to the size where it waits.
+	FileMB   *float64 `json:"instrument_file_mb,omitempty"`
+	WaitedMS *float64 `json:"instrument_waited_ms,omitempty"`
 	// KernelMS is the time adi's process spent in the kernel during the
 	// instrumented recording, all its threads: mostly making fresh pages
 	// for the index, whose cost varies with what the machine did before
@@ -603,7 +608,7 @@ func childrenOf(pid int) []int {
 func summarize(res *benchResult, rounds []benchRound) {
 	var native, nativeDebug []float64
 	var instr, run, index, delve, bounded, fixed, dlv []float64
-	var rInstr, rRun, rDelve, rDelveInstr, rDlv, after, reused, kernel []float64
+	var rInstr, rRun, rDelve, rDelveInstr, rDlv, after, reused, kernel, fileMB, waited []float64
 	for _, rd := range rounds {
 		nat := ms(rd.native)
 		native = append(native, nat)
@@ -627,6 +632,8 @@ func summarize(res *benchResult, rounds []benchRound) {
 				res.Records = t.Records
 				after = append(after, 100*float64(t.AfterRun)/float64(t.Records))
 				reused = append(reused, float64(t.Reused))
+				fileMB = append(fileMB, float64(t.FileBytes)/(1<<20))
+				waited = append(waited, ms(t.Waited))
 			}
 			res.Frames = rd.instrumentFrames
 		}
@@ -659,6 +666,7 @@ func summarize(res *benchResult, rounds []benchRound) {
 	res.InstrumentMS = median(instr)
 	res.RunMS, res.IndexMS, res.RunX = median(run), median(index), median(rRun)
 	res.AfterRunPct, res.Reused, res.KernelMS = median(after), median(reused), median(kernel)
+	res.FileMB, res.WaitedMS = median(fileMB), median(waited)
 	res.DelveMS, res.DelveBoundedMS, res.DelveFixedMS = median(delve), median(bounded), median(fixed)
 	res.DlvTraceMS = median(dlv)
 	res.InstrumentX, res.DelveX, res.DelveOverInstrument, res.DlvTraceX = median(rInstr), median(rDelve), median(rDelveInstr), median(rDlv)
@@ -731,6 +739,12 @@ func writeBenchTable(w io.Writer, cfg benchConfig, results []*benchResult) {
 			}
 			if r.Reused != nil {
 				note += fmt.Sprintf("; %.0f chunks (64 KB) of the record file handed back to be written again", *r.Reused)
+			}
+			if r.FileMB != nil {
+				note += fmt.Sprintf("; the record file grew to %.1f MB", *r.FileMB)
+			}
+			if r.WaitedMS != nil && *r.WaitedMS > 0 {
+				note += fmt.Sprintf(", and the target waited %s for the index to read it", fmtMS(r.WaitedMS))
 			}
 			if r.KernelMS != nil {
 				note += fmt.Sprintf("; adi's process spent %s in the kernel meanwhile", fmtMS(r.KernelMS))
