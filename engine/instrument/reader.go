@@ -93,8 +93,9 @@ func chunkState(h unsafe.Pointer) (busy bool, end int, last uint64) {
 // The control chunk: the record counter, and the free list of chunks
 // handed back (see package adirt's ctlFree): the count handed back, the
 // count the runtime took, the reader's progress (the number of the last
-// record read while chunks go back, else 0), the time the target waited
-// for it, and the ring of chunk numbers.
+// record read while chunks go back, 0 before it looks, readStopped when
+// none goes back), the time the target waited for it, and the ring of
+// chunk numbers.
 const (
 	ctlSeq      = 64
 	ctlFreeHead = 128
@@ -103,6 +104,7 @@ const (
 	ctlWaited   = 320
 	ctlFree     = 384
 	ctlSlots    = (chunkSize - ctlFree) / 4
+	readStopped = ^uint64(0)
 )
 
 // mapPopulate is Linux's MAP_POPULATE.
@@ -465,7 +467,7 @@ func (f *File) progress(read uint64, stop bool) {
 		return
 	}
 	if stop {
-		read = 0
+		read = readStopped
 	} else {
 		read = max(read, 1)
 	}
@@ -640,6 +642,10 @@ func (f *File) Poll(final bool, fn func(*Record) error) (int, error) {
 			}
 		}
 		size = int(f.Bytes)
+		if f.read == 0 {
+			// The runtime learns whether to wait for this reader.
+			f.progress(0, !f.Recycle)
+		}
 	}
 	// The chunks the file grew by. A partial one (the stop record past
 	// the end) is read once the target has ended.

@@ -131,7 +131,8 @@ const ctlSeq = cacheLine
 // again. Each count has a cache line of its own.
 //
 // Then the reader's progress (see waitReader): the number of the last
-// record it has read, written as it reads while it hands chunks back, 0
+// record it has read, written as it reads while it hands chunks back
+// (1 before the first), 0 before it has looked at the file, readStopped
 // when it hands none back; and the time, in nanoseconds, that goroutines
 // have waited for it in all. A cache line each.
 const (
@@ -141,6 +142,7 @@ const (
 	ctlWaited   = 5 * cacheLine
 	ctlFree     = 6 * cacheLine
 	ctlSlots    = (chunkSize - ctlFree) / 4
+	readStopped = ^uint64(0)
 )
 
 // Record kinds. A record starts with the number seqΔ<<3 | kind, seqΔ
@@ -627,10 +629,12 @@ func takeChunk(wait bool) unsafe.Pointer {
 // where recording stops, leaving out the end of the run (where a test
 // fails). The target so runs at the reader's pace past waitAt.
 //
-// It does not wait for a reader that hands no chunk back (the index is
-// built after the run, or kept whole in the file), and never waits again
-// once the reader has read nothing for readerStall (it is gone, or held up
-// by a goroutine in the middle of a record). Nor does it wait past
+// ADI_TRACE_WAITAT says that a reader will read the file so: one that has
+// not looked at it yet is waited for too. It does not wait for a reader
+// that hands no chunk back (the index is built after the run, or kept
+// whole in the file), and never waits again once the reader has read
+// nothing for readerStall (it is gone, or held up by a goroutine in the
+// middle of a record). Nor does it wait past
 // readerGrace for one that has read nearly every record: the chunks are
 // then held by goroutines writing them (many at once), rather than about
 // to come back; the file grows, by a segment before the next wait.
@@ -639,14 +643,14 @@ func waitReader(since *time.Time) bool {
 		return false
 	}
 	read := (*atomic.Uint64)(unsafe.Add(ctl, ctlRead)).Load()
-	if read == 0 {
+	if read == readStopped {
 		return false
 	}
 	now := time.Now()
 	if since.IsZero() {
 		*since = now
 	}
-	if read != readSeen {
+	if read != readSeen || readSince.IsZero() {
 		readSeen, readSince = read, now
 	} else if now.Sub(readSince) > readerStall {
 		waitAt = 0

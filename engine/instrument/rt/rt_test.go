@@ -794,19 +794,21 @@ func TestWaitHeldChunks(t *testing.T) {
 
 // TestWaitForNoReader: the goroutines do not wait for a reader that stops
 // handing chunks back, and stop waiting for one that reads nothing for
-// readerStall (gone): the file grows instead.
+// readerStall (gone, or never there): the file grows instead.
 func TestWaitForNoReader(t *testing.T) {
 	defer func(d time.Duration) { readerStall = d }(readerStall)
 	readerStall = 100 * time.Millisecond
-	for _, stop := range []bool{true, false} {
+	for _, reader := range []string{"stops recycling", "is gone", "never looks"} {
 		path := startRecording(t)
 		waitAt = 1 << 20
 		f := openRecycling(t, path)
 		fibHooked(20) // 43,782 records, a few hundred KB
-		if _, err := f.Poll(false, func(*instrument.Record) error { return nil }); err != nil {
-			t.Fatal(err)
+		if reader != "never looks" {
+			if _, err := f.Poll(false, func(*instrument.Record) error { return nil }); err != nil {
+				t.Fatal(err)
+			}
 		}
-		if stop {
+		if reader == "stops recycling" {
 			f.StopRecycle()
 		}
 		start := time.Now()
@@ -820,11 +822,12 @@ func TestWaitForNoReader(t *testing.T) {
 		}
 		switch {
 		case grown < 4<<20:
-			t.Errorf("stopped %v: the file grew to %d bytes only", stop, grown)
-		case stop && (f.Waited != 0 || waitAt == 0):
-			t.Errorf("recycling stopped, yet the goroutine waited %v (gave up: %v)", f.Waited, waitAt == 0)
-		case !stop && (f.Waited < readerStall || waitAt != 0 || took < readerStall):
-			t.Errorf("a reader gone: waited %v of a run of %v, gave up %v; want the stall waited, then no more", f.Waited, took, waitAt == 0)
+			t.Errorf("the reader %s: the file grew to %d bytes only", reader, grown)
+		case reader == "stops recycling" && (f.Waited != 0 || waitAt == 0):
+			t.Errorf("the reader %s, yet the goroutine waited %v (gave up: %v)", reader, f.Waited, waitAt == 0)
+		case reader != "stops recycling" && (f.Waited < readerStall || waitAt != 0 || took < readerStall):
+			t.Errorf("the reader %s: the goroutine waited %v of a run of %v, gave up %v; want the stall waited, then no more",
+				reader, f.Waited, took, waitAt == 0)
 		}
 	}
 }
