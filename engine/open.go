@@ -92,12 +92,19 @@ func Open(ctx context.Context, argv []string, dir string, opts Options) (*Sessio
 		Path: built.Path, Args: built.Args, Dir: built.Dir,
 		Env: opts.Env, Stdin: opts.Stdin, ModulePath: built.ModulePath,
 	}
+	var times RecordTimes
 	ropts := RecordOptions{
 		Limits: opts.Limits, Trace: opts.Trace, Timeout: opts.Timeout, Output: opts.Output,
 		Progress: func(n int) { logf("adi: %d frames…", n) },
+		Times:    &times,
 	}
 	recorded := func(rec *trace.Recording, start time.Time) {
 		logf("adi: recorded %d frames of %d functions in %s; exit code %d", rec.Len(), len(rec.Funcs()), time.Since(start).Round(time.Millisecond), rec.Outcome.ExitCode)
+		if times.Waited >= time.Second {
+			logf("adi: the target's goroutines waited %s in all for adi to read their records (they wrote them faster than adi's index reads them; the record file stays below %d MB)",
+				times.Waited.Round(time.Millisecond), waitRecordFile>>20)
+		}
+		times = RecordTimes{}
 		if rec.Partial != "" {
 			logf("adi: partial recording: %s", rec.Partial)
 		}

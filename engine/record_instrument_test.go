@@ -561,7 +561,7 @@ func main() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for k := 0; k < 300000; k++ {
+			for k := 0; k < 1000000; k++ {
 				sums[i] += sq(k & 7)
 			}
 		}()
@@ -571,31 +571,55 @@ func main() {
 }
 `}, []string{"go", "run", "."})
 	defer func(n int64) { waitRecordFile = n }(waitRecordFile)
-	waitRecordFile = 1 << 20
+	// Segments of 256 KB, 256 KB, 512 KB, 1 MB and 2 MB make 4 MB (what
+	// the target writes before the index's first poll fits); one more
+	// doubles it.
+	waitRecordFile = 4 << 20
 	// The index reads ~4M records a second at most while the target runs;
-	// the target writes 1.2M records (~12 MB) in a few tens of ms.
+	// the target writes 4M records (~40 MB) in a few hundred ms.
 	testHookLive = func(int) { time.Sleep(time.Millisecond) }
 	defer func() { testHookLive = nil }()
 	var times RecordTimes
 	rec, err := recordInstrumented(context.Background(), in, &Program{Dir: dir}, work,
-		RecordOptions{Limits: Limits{MaxFrames: 1_000_000}, Times: &times})
+		RecordOptions{Limits: Limits{MaxFrames: 3_000_000}, Times: &times})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Segments of 256 KB, 256 KB, 512 KB make 1 MB; one more doubles it.
-	if times.Waited == 0 || times.FileBytes > 2<<20 {
-		t.Errorf("the record file grew to %d bytes (%d records), the target waiting %v for the index; want it within 2 MB",
+	if times.Waited == 0 || times.FileBytes > 8<<20 {
+		t.Errorf("the record file grew to %d bytes (%d records), the target waiting %v for the index; want it within 8 MB",
 			times.FileBytes, times.Records, times.Waited)
 	}
-	const frames = 1 + 2 + 600000 + 1 // main, the goroutines, sq, fail
+	const frames = 1 + 2 + 2000000 + 1 // main, the goroutines, sq, fail
 	if rec.Len() != frames || rec.Partial != "" {
 		t.Fatalf("%d frames, want %d; partial %q", rec.Len(), frames, rec.Partial)
 	}
 	p := rec.Outcome.Panic
-	if p == nil || p.Value != "10500000" || rec.FIDOf(rec.Len()-1).String() != "main.fail#1" {
-		t.Errorf("the run's end: panic %+v, last frame %s; want main.fail#1 panicking with 10500000", p, rec.FIDOf(rec.Len()-1))
+	if p == nil || p.Value != "35000000" || rec.FIDOf(rec.Len()-1).String() != "main.fail#1" {
+		t.Errorf("the run's end: panic %+v, last frame %s; want main.fail#1 panicking with 35000000", p, rec.FIDOf(rec.Len()-1))
 	}
 	t.Logf("%d records in a file of %d KB; the target waited %v, %d chunks handed back", times.Records, times.FileBytes>>10, times.Waited, times.Reused)
+
+	// Open says how long the target waited, past a second in all.
+	var log []string
+	s, err := Open(context.Background(), []string{"go", "run", "."}, dir, Options{
+		Limits: Limits{MaxFrames: 3_000_000}, Recorder: RecorderInstrument,
+		Log: func(format string, args ...any) { log = append(log, fmt.Sprintf(format, args...)) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	said := regexp.MustCompile(`^adi: the target's goroutines waited ([0-9.]+m?s) in all for adi to read their records \(they wrote them faster than adi's index reads them; the record file stays below 4 MB\)$`)
+	for _, l := range log {
+		if m := said.FindStringSubmatch(l); m != nil {
+			if d, err := time.ParseDuration(m[1]); err != nil || d < time.Second {
+				t.Errorf("Open said %q", l)
+			}
+			t.Log(l)
+			return
+		}
+	}
+	t.Errorf("Open did not say how long the target waited:\n%s", strings.Join(log, "\n"))
 }
 
 // TestInstrumentStoppedWholeBefore: a run whose record file filled up
