@@ -598,6 +598,27 @@ func openRecycling(t *testing.T, path string) *instrument.File {
 	return f
 }
 
+// pollWhile polls f, handing its records to fn, while run runs (on a
+// goroutine of its own), then once more as at the target's end.
+func pollWhile(t *testing.T, f *instrument.File, run func(), fn func(*instrument.Record) error) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { run(); close(done) }()
+	for running := true; running; {
+		select {
+		case <-done:
+			running = false
+		default:
+		}
+		if _, err := f.Poll(false, fn); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := f.Poll(true, fn); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestLiveReadRecycled reads the records while goroutines write them, as
 // TestLiveRead does, handing the chunks read back to the runtime: every
 // record comes once, numbered without a gap, each goroutine's in the order
@@ -636,21 +657,7 @@ func TestLiveReadRecycled(t *testing.T) {
 			}
 		})
 	}
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	for running := true; running; {
-		select {
-		case <-done:
-			running = false
-		default:
-		}
-		if _, err := f.Poll(false, collect); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := f.Poll(true, collect); err != nil {
-		t.Fatal(err)
-	}
+	pollWhile(t, f, wg.Wait, collect)
 	for i, s := range seqs {
 		if s != uint64(i+1) {
 			t.Fatalf("record %d read is numbered %d, want %d", i, s, i+1)
@@ -717,21 +724,7 @@ func TestWaitForReader(t *testing.T) {
 			}
 		})
 	}
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	for running := true; running; {
-		select {
-		case <-done:
-			running = false
-		default:
-		}
-		if _, err := f.Poll(false, collect); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := f.Poll(true, collect); err != nil {
-		t.Fatal(err)
-	}
+	pollWhile(t, f, wg.Wait, collect)
 	const calls = 21891 // fib(20)
 	if want := n * (rounds*2*calls + 1); records != want || seqs > 0 {
 		t.Fatalf("%d records read, %d of them out of order; want %d", records, seqs, want)
@@ -764,28 +757,13 @@ func TestWaitHeldChunks(t *testing.T) {
 			<-release
 		}()
 	}
-	end := make(chan struct{})
-	go func() {
+	start := time.Now()
+	pollWhile(t, f, func() {
 		started.Wait()
 		close(release)
 		done.Wait()
-		close(end)
-	}()
-	start := time.Now()
-	for running := true; running; {
-		select {
-		case <-end:
-			running = false
-		default:
-		}
-		if _, err := f.Poll(false, func(*instrument.Record) error { return nil }); err != nil {
-			t.Fatal(err)
-		}
-	}
+	}, func(*instrument.Record) error { return nil })
 	took := time.Since(start)
-	if _, err := f.Poll(true, func(*instrument.Record) error { return nil }); err != nil {
-		t.Fatal(err)
-	}
 	if waitAt == 0 || took > readerStall/2 {
 		t.Errorf("%d goroutines holding a chunk each took %v (waited %v, gave up: %v); want them on without waiting for the reader", n, took, f.Waited, waitAt == 0)
 	}
