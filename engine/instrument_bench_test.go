@@ -143,7 +143,7 @@ func BenchmarkIndexRecords(b *testing.B) {
 				b.StopTimer()
 				f := writeRecords(b, in, built.Args, built.Dir, work)
 				b.StartTimer()
-				bld, t, err := indexLive(f, in, lim, in.symbols, exited, DefaultSpillAbove, true)
+				bld, t, err := indexLive(f, in, lim, in.symbols, exited, DefaultSpillAbove, true, nil)
 				b.StopTimer()
 				if err != nil {
 					b.Fatal(err)

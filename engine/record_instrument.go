@@ -239,7 +239,7 @@ func recordInstrumented(ctx context.Context, in *instrumented, prog *Program, wo
 		above = DefaultSpillAbove
 	}
 	lazy := !opts.decodeValues
-	b, t, err := indexLive(records, in, lim, syms, exited, above, lazy)
+	b, t, err := indexLive(records, in, lim, syms, exited, above, lazy, opts.Progress)
 	if err != nil {
 		// No recording: the run is not waited for.
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
@@ -358,7 +358,7 @@ func newBuilder(in *instrumented, lim Limits, syms symbols, f *instrument.File, 
 // until the target has exited (exited is closed) and every record is read.
 // It returns a nil builder if the index grew past above bytes (which it
 // keeps out of memory: see indexAfter).
-func indexLive(records *os.File, in *instrumented, lim Limits, syms symbols, exited <-chan struct{}, above int64, lazy bool) (b *builder, t *instrument.File, err error) {
+func indexLive(records *os.File, in *instrumented, lim Limits, syms symbols, exited <-chan struct{}, above int64, lazy bool, progress func(frames int)) (b *builder, t *instrument.File, err error) {
 	if t, err = instrument.OpenLive(records, maxRecordFile); err != nil {
 		return nil, nil, err
 	}
@@ -409,6 +409,9 @@ func indexLive(records *os.File, in *instrumented, lim Limits, syms symbols, exi
 	// chunk goes back from then on, and the values of the records left
 	// stay in the file rather than being copied.
 	b.atExit = -1
+	// progress hears of the frames entered so far after progressPeriod,
+	// then after twice as long as the time before, up to 30 times.
+	reported, period := time.Now(), progressPeriod
 	event := func(r *instrument.Record) error {
 		b.event(r)
 		if b.records&4095 == 0 {
@@ -422,6 +425,10 @@ func indexLive(records *os.File, in *instrumented, lim Limits, syms symbols, exi
 					t.StopRecycle()
 				default:
 				}
+			}
+			if progress != nil && time.Since(reported) >= period {
+				reported, period = time.Now(), min(2*period, 30*progressPeriod)
+				progress(b.rec.Len() + b.dropped)
 			}
 			return sized()
 		}
@@ -468,6 +475,11 @@ func indexLive(records *os.File, in *instrumented, lim Limits, syms symbols, exi
 // testHookLive, set by a test, is called every 4096 records the index
 // reads while the target runs, with their number.
 var testHookLive func(records int)
+
+// progressPeriod is when a long recording first reports the frames
+// entered so far (RecordOptions.Progress), and how often it does at
+// first. A variable for tests.
+var progressPeriod = time.Second
 
 // nextPoll is how long the index waits for the target's next records
 // after waiting idle and finding none, started saying whether the target

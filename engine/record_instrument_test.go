@@ -477,7 +477,7 @@ func runIndexed(t *testing.T, in *instrumented, dir, work string, lim Limits, en
 	}
 	exited := make(chan struct{})
 	close(exited)
-	b, tf, err := indexLive(records, in, lim, func() (*gosym.Table, error) { return tab, nil }, exited, -1, true)
+	b, tf, err := indexLive(records, in, lim, func() (*gosym.Table, error) { return tab, nil }, exited, -1, true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -579,11 +579,18 @@ func main() {
 	// the target writes 4M records (~40 MB) in a few hundred ms.
 	testHookLive = func(int) { time.Sleep(time.Millisecond) }
 	defer func() { testHookLive = nil }()
+	// A recording this long reports its progress.
+	defer func(d time.Duration) { progressPeriod = d }(progressPeriod)
+	progressPeriod = 50 * time.Millisecond
+	var reported []int
 	var times RecordTimes
 	rec, err := recordInstrumented(context.Background(), in, &Program{Dir: dir}, work,
-		RecordOptions{Limits: Limits{MaxFrames: 3_000_000}, Times: &times})
+		RecordOptions{Limits: Limits{MaxFrames: 3_000_000}, Times: &times, Progress: func(n int) { reported = append(reported, n) }})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(reported) < 2 || !slices.IsSorted(reported) || reported[0] <= 0 || reported[len(reported)-1] > rec.Len() {
+		t.Errorf("progress reported %v frames, want several counts, growing, up to %d", reported, rec.Len())
 	}
 	if times.Waited == 0 || times.FileBytes > 8<<20 {
 		t.Errorf("the record file grew to %d bytes (%d records), the target waiting %v for the index; want it within 8 MB",
@@ -597,7 +604,7 @@ func main() {
 	if p == nil || p.Value != "35000000" || rec.FIDOf(rec.Len()-1).String() != "main.fail#1" {
 		t.Errorf("the run's end: panic %+v, last frame %s; want main.fail#1 panicking with 35000000", p, rec.FIDOf(rec.Len()-1))
 	}
-	t.Logf("%d records in a file of %d KB; the target waited %v, %d chunks handed back", times.Records, times.FileBytes>>10, times.Waited, times.Reused)
+	t.Logf("%d records in a file of %d KB; the target waited %v, %d chunks handed back; progress %v", times.Records, times.FileBytes>>10, times.Waited, times.Reused, reported)
 
 	// Open says how long the target waited, past a second in all.
 	var log []string
@@ -892,7 +899,7 @@ func TestIndexLiveSpillsAtEnd(t *testing.T) {
 		spill bool
 	}{{1, true}, {-1, false}} {
 		f := writeRecords(t, in, prog.Args, prog.Dir, t.TempDir())
-		b, tf, err := indexLive(f, in, Limits{MaxFrames: 2_000_000}.withDefaults(), in.symbols, exited, c.above, true)
+		b, tf, err := indexLive(f, in, Limits{MaxFrames: 2_000_000}.withDefaults(), in.symbols, exited, c.above, true, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -930,7 +937,7 @@ func TestIndexLiveStopsCopying(t *testing.T) {
 	defer func() { testHookLive = nil }()
 	// Should the hook not end it, the index would wait for the end.
 	defer time.AfterFunc(time.Minute, end).Stop()
-	b, tf, err := indexLive(f, in, Limits{MaxFrames: 2_000_000}.withDefaults(), in.symbols, exited, -1, true)
+	b, tf, err := indexLive(f, in, Limits{MaxFrames: 2_000_000}.withDefaults(), in.symbols, exited, -1, true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,10 @@ type RecordOptions struct {
 	// Output, when set, receives the target's stdout and stderr as they are
 	// produced (they are captured in the Outcome either way).
 	Output OutputFunc
-	// Progress, when set, is called every few thousand frames.
+	// Progress, when set, hears of the frames entered so far as the
+	// recording goes: every few thousand frames (the Delve recorder), or
+	// after a second, then less and less often, up to every 30 seconds
+	// (the instrumenting recorder).
 	Progress func(frames int)
 	// SpillAbove is the size of index (bytes) above which the
 	// instrumenting recorder keeps it in a mapped file, not the Go heap
