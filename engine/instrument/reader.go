@@ -259,7 +259,8 @@ type File struct {
 	// Waited is the time the target's goroutines waited, in all, for Poll
 	// to hand chunks back (the runtime's file grew to the size it waits
 	// at, see package adirt's waitReader), known once the target has
-	// ended (the final Poll) or the File is closed.
+	// ended (the final Poll), the File is closed, or, for a File from
+	// Open, as it opens.
 	Waited time.Duration
 	// read is the number of the last record Poll handed over.
 	read uint64
@@ -312,6 +313,9 @@ func Open(fd *os.File) (*File, error) {
 			f.Values += int(binary.LittleEndian.Uint32(c.d.b[4:]))
 			continue
 		case flags&hdrCtl != 0:
+			if start == 0 && len(f.data) >= chunkSize {
+				f.Waited = time.Duration(binary.LittleEndian.Uint64(f.data[ctlWaited:]))
+			}
 			continue
 		}
 		c.d.skip = true

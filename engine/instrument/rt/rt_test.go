@@ -733,6 +733,16 @@ func TestWaitForReader(t *testing.T) {
 		t.Fatalf("the file grew to %d bytes, waiting %v for the reader (gave up: %v); want it within 4 MB, waiting",
 			f.Bytes, f.Waited, waitAt == 0)
 	}
+	// A reader of the whole file (an index built after the run) learns it
+	// too.
+	whole, err := instrument.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer whole.Close()
+	if whole.Waited != f.Waited {
+		t.Errorf("the file says the goroutines waited %v, the live reader %v", whole.Waited, f.Waited)
+	}
 	t.Logf("%d records (~%d MB) in a file of %d MB; waited %v, %d chunks handed back",
 		records, records*10>>20, f.Bytes>>20, f.Waited, f.Recycled)
 }
