@@ -634,10 +634,10 @@ func takeChunk(wait bool) unsafe.Pointer {
 // that hands no chunk back (the index is built after the run, or kept
 // whole in the file), and never waits again once the reader has read
 // nothing for readerStall (it is gone, or held up by a goroutine in the
-// middle of a record). Nor does it wait past
-// readerGrace for one that has read nearly every record: the chunks are
-// then held by goroutines writing them (many at once), rather than about
-// to come back; the file grows, by a segment before the next wait.
+// middle of a record). Nor does it wait past readerGrace for one that has
+// read nearly every record: the chunks are then held by goroutines writing
+// them (many at once), rather than about to come back; the file grows, by
+// a segment before the next wait.
 func waitReader(since *time.Time) bool {
 	if waitAt == 0 || fileSize < waitAt || ctl == nil {
 		return false
@@ -656,7 +656,7 @@ func waitReader(since *time.Time) bool {
 		waitAt = 0
 		return false
 	}
-	if read+readerAhead > seq.Load() && now.Sub(*since) > readerGrace {
+	if read != 0 && read+readerAhead > seq.Load() && now.Sub(*since) > readerGrace {
 		waitAt = fileSize + 1
 		return false
 	}
