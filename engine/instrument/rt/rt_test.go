@@ -813,7 +813,9 @@ func TestWaitForNoReader(t *testing.T) {
 			t.Errorf("the reader %s: the file grew to %d bytes only", reader, grown)
 		case reader == "stops recycling" && (f.Waited != 0 || waitAt == 0):
 			t.Errorf("the reader %s, yet the goroutine waited %v (gave up: %v)", reader, f.Waited, waitAt == 0)
-		case reader != "stops recycling" && (f.Waited < readerStall || waitAt != 0 || took < readerStall):
+		// The time waited sums the sleeps, not the looks at the free list
+		// between them: a little under the stall (99.96 ms of 100 once).
+		case reader != "stops recycling" && (f.Waited < readerStall*9/10 || waitAt != 0 || took < readerStall):
 			t.Errorf("the reader %s: the goroutine waited %v of a run of %v, gave up %v; want the stall waited, then no more",
 				reader, f.Waited, took, waitAt == 0)
 		}
