@@ -284,10 +284,12 @@ var (
 	// the file (see waitReader); 0: it never waits.
 	waitAt int64
 	// readSeen is the reader's progress that waitReader saw last,
-	// readSince when it saw it change.
-	readSeen  uint64
-	readSince time.Time
-	seg       []byte
+	// readSince when it saw it change, readStalled set once it has not
+	// changed for readerStall (not waited for until it does).
+	readSeen    uint64
+	readSince   time.Time
+	readStalled bool
+	seg         []byte
 	// ctl is the control chunk; chunkAt the chunks mapped, by number.
 	ctl     unsafe.Pointer
 	chunkAt []unsafe.Pointer
@@ -632,9 +634,10 @@ func takeChunk(wait bool) unsafe.Pointer {
 // ADI_TRACE_WAITAT says that a reader will read the file so: one that has
 // not looked at it yet is waited for too. It does not wait for a reader
 // that hands no chunk back (the index is built after the run, or kept
-// whole in the file), and never waits again once the reader has read
-// nothing for readerStall (it is gone, or held up by a goroutine in the
-// middle of a record). Nor does it wait past readerGrace for one that has
+// whole in the file), nor for one that has read nothing for readerStall
+// (it is gone, or held up by a goroutine in the middle of a record) until
+// it reads again (one held up reads on once that record is written; one
+// gone never does). Nor does it wait past readerGrace for one that has
 // read nearly every record: the chunks are then held by goroutines writing
 // them (many at once), rather than about to come back; the file grows, by
 // a segment before the next wait.
@@ -643,7 +646,7 @@ func waitReader(since *time.Time) bool {
 		return false
 	}
 	read := (*atomic.Uint64)(unsafe.Add(ctl, ctlRead)).Load()
-	if read == readStopped {
+	if read == readStopped || readStalled && read == readSeen {
 		return false
 	}
 	now := time.Now()
@@ -651,9 +654,9 @@ func waitReader(since *time.Time) bool {
 		*since = now
 	}
 	if read != readSeen || readSince.IsZero() {
-		readSeen, readSince = read, now
+		readSeen, readSince, readStalled = read, now, false
 	} else if now.Sub(readSince) > readerStall {
-		waitAt = 0
+		readStalled = true
 		return false
 	}
 	if read != 0 && read+readerAhead > seq.Load() && now.Sub(*since) > readerGrace {

@@ -68,7 +68,7 @@ func startRecording(t testing.TB) string {
 	types = G{}
 	sharedChunk = G{}
 	stopped.Store(false)
-	waitAt, readSeen, readSince = 0, 0, time.Time{}
+	waitAt, readSeen, readSince, readStalled = 0, 0, time.Time{}, false
 	dir := t.TempDir()
 	if d := os.Getenv("ADI_RECORD_DIR"); d != "" {
 		dir = d
@@ -729,9 +729,9 @@ func TestWaitForReader(t *testing.T) {
 	if want := n * (rounds*2*calls + 1); records != want || seqs > 0 {
 		t.Fatalf("%d records read, %d of them out of order; want %d", records, seqs, want)
 	}
-	if f.Bytes > 4<<20 || f.Waited == 0 || waitAt == 0 {
-		t.Fatalf("the file grew to %d bytes, waiting %v for the reader (gave up: %v); want it within 4 MB, waiting",
-			f.Bytes, f.Waited, waitAt == 0)
+	if f.Bytes > 4<<20 || f.Waited == 0 || readStalled {
+		t.Fatalf("the file grew to %d bytes, waiting %v for the reader (taken for stalled: %v); want it within 4 MB, waiting",
+			f.Bytes, f.Waited, readStalled)
 	}
 	// A reader of the whole file (an index built after the run) learns it
 	// too.
@@ -774,8 +774,8 @@ func TestWaitHeldChunks(t *testing.T) {
 		done.Wait()
 	}, func(*instrument.Record) error { return nil })
 	took := time.Since(start)
-	if waitAt == 0 || took > readerStall/2 {
-		t.Errorf("%d goroutines holding a chunk each took %v (waited %v, gave up: %v); want them on without waiting for the reader", n, took, f.Waited, waitAt == 0)
+	if readStalled || took > readerStall/2 {
+		t.Errorf("%d goroutines holding a chunk each took %v (waited %v, reader taken for stalled: %v); want them on without waiting for the reader", n, took, f.Waited, readStalled)
 	}
 	t.Logf("%d goroutines: %v, waited %v, the file %d KB", n, took, f.Waited, fileSize>>10)
 }
@@ -811,14 +811,54 @@ func TestWaitForNoReader(t *testing.T) {
 		switch {
 		case grown < 4<<20:
 			t.Errorf("the reader %s: the file grew to %d bytes only", reader, grown)
-		case reader == "stops recycling" && (f.Waited != 0 || waitAt == 0):
-			t.Errorf("the reader %s, yet the goroutine waited %v (gave up: %v)", reader, f.Waited, waitAt == 0)
+		case reader == "stops recycling" && (f.Waited != 0 || readStalled):
+			t.Errorf("the reader %s, yet the goroutine waited %v (taken for stalled: %v)", reader, f.Waited, readStalled)
 		// The time waited sums the sleeps, not the looks at the free list
 		// between them: a little under the stall (99.96 ms of 100 once).
-		case reader != "stops recycling" && (f.Waited < readerStall*9/10 || waitAt != 0 || took < readerStall):
-			t.Errorf("the reader %s: the goroutine waited %v of a run of %v, gave up %v; want the stall waited, then no more",
-				reader, f.Waited, took, waitAt == 0)
+		case reader != "stops recycling" && (f.Waited < readerStall*9/10 || f.Waited > 2*readerStall || !readStalled || took < readerStall):
+			t.Errorf("the reader %s: the goroutine waited %v of a run of %v, taken for stalled: %v; want the stall waited, then no more",
+				reader, f.Waited, took, readStalled)
 		}
+	}
+}
+
+// TestWaitForReaderHeldUp: a reader that reads nothing for readerStall
+// (held up, as by a goroutine descheduled in the middle of a record) is
+// waited for again once it reads on.
+func TestWaitForReaderHeldUp(t *testing.T) {
+	defer func(d time.Duration) { readerStall = d }(readerStall)
+	readerStall = 100 * time.Millisecond
+	startRecording(t)
+	waitAt = 1 << 20
+	f := openRecycling(t, file.Name())
+	poll := func() {
+		t.Helper()
+		if _, err := f.Poll(false, func(*instrument.Record) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waited := func() time.Duration {
+		return time.Duration((*atomic.Int64)(unsafe.Add(ctl, ctlWaited)).Load())
+	}
+	fibHooked(20)
+	poll()
+	for range 40 {
+		fibHooked(20) // ~16 MB: the file grows once the stall is waited
+	}
+	first, stalled := waited(), readStalled
+	// The reader reads on, handing back the chunks it reads: the
+	// goroutine writes to them, then needs new ones, and waits again.
+	poll()
+	for range 80 {
+		fibHooked(20)
+	}
+	second := waited() - first
+	if !stalled || first < readerStall*9/10 || second < readerStall*9/10 || second > 2*readerStall {
+		t.Errorf("waited %v for the reader before it read on (taken for stalled: %v), %v after; want the stall waited each time, once",
+			first, stalled, second)
+	}
+	if _, err := f.Poll(true, func(*instrument.Record) error { return nil }); err != nil {
+		t.Fatal(err)
 	}
 }
 
