@@ -207,6 +207,7 @@ func (s *Spec) buildGo(ctx context.Context, outDir string) (*Program, error) {
 		args = []string{"build", "-o", prog.Path, debugGcflags}
 	}
 	args = append(args, withDebugLdflag(s.BuildFlags)...)
+	args = append(args, s.VetFlags()...)
 	args = append(args, s.Targets()...)
 	out, err := s.goCmd(ctx, args...)
 	if err != nil {

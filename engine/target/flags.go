@@ -13,6 +13,7 @@ type flagAction int
 const (
 	passBuild flagAction = iota // give it to go build / go test -c
 	passTest                    // translate to -test.NAME=VALUE for the test binary
+	passVet                     // keep for the go test commands, which run go vet (see Spec.Vet)
 	drop                        // leave it out, with a note saying why
 	reject                      // refuse the command line, saying why
 )
@@ -102,8 +103,8 @@ var testOnlyFlags = map[string]flagSpec{
 	"benchmem":  {action: passTest, isBool: true},
 	"fullpath":  {action: passTest, isBool: true},
 
-	// Dropped.
-	"vet": {action: drop, why: "adi does not run go vet"},
+	// Kept for go test -c, which runs go vet as go test does.
+	"vet": {action: passVet},
 
 	// Rejected.
 	"c":                    {action: reject, isBool: true, why: "adi builds the test binary itself; remove it"},

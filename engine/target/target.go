@@ -85,6 +85,11 @@ type Spec struct {
 	// BuildFlags are passed to go build / go test -c (and go list), each in
 	// the single-argument form -name=value.
 	BuildFlags []string
+	// Vet is the value of go test's -vet flag, "" when it is not given:
+	// go test -c runs go vet on the package as go test does, so a test
+	// binary is built with it (see VetFlags). go list and go build do not
+	// take it.
+	Vet string
 	// Args are the program's arguments as the binary receives them; for a
 	// test, the test flags are already translated (-run X → -test.run=X).
 	Args []string
@@ -409,6 +414,18 @@ func (s *Spec) applyFlag(cmd, name, value string, hasValue bool, fs flagSpec) er
 			value = "true"
 		}
 		s.Args = append(s.Args, "-test."+short+"="+value)
+	case passVet:
+		s.Vet = value
 	}
 	return nil
+}
+
+// VetFlags returns the -vet flag to give the go test commands that build
+// or run the target's tests (go test -c, go test), none when the command
+// line did not set it. It is nil for go run and a binary.
+func (s *Spec) VetFlags() []string {
+	if s.Kind != Test || s.Vet == "" {
+		return nil
+	}
+	return []string{"-vet=" + s.Vet}
 }

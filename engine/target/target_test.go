@@ -115,10 +115,14 @@ func TestParse(t *testing.T) {
 			wantNote: "-json dropped",
 		},
 		{
-			name:     "-vet dropped with its value",
-			argv:     []string{"go", "test", "-vet", "off", "./x", "-run", "A"},
-			want:     &Spec{Kind: Test, Dir: dir, Package: "./x", Args: []string{p0, "-test.run=A"}},
-			wantNote: "-vet dropped",
+			name: "-vet kept with its value",
+			argv: []string{"go", "test", "-vet", "off", "./x", "-run", "A"},
+			want: &Spec{Kind: Test, Dir: dir, Package: "./x", Args: []string{p0, "-test.run=A"}, Vet: "off"},
+		},
+		{
+			name: "-vet=list kept",
+			argv: []string{"go", "test", "-vet=printf,atomic", "./x"},
+			want: &Spec{Kind: Test, Dir: dir, Package: "./x", Args: []string{p0}, Vet: "printf,atomic"},
 		},
 		{
 			name:     "-cover dropped",
@@ -319,10 +323,13 @@ var version = "dev"
 
 func main() { fmt.Printf("ARGS %q VERSION %s\n", os.Args[1:], version) }
 `,
-	"bad/bad.go":  "package main\n\nfunc main() {\n\tprintln(undefinedX)\n\tprintln(undefinedY)\n}\n",
-	"lib/lib.go":  "package lib\n\nfunc F() {}\n",
-	"script.sh":   "#!/bin/sh\necho hi\n",
-	"notexec.bin": "x",
+	"bad/bad.go": "package main\n\nfunc main() {\n\tprintln(undefinedX)\n\tprintln(undefinedY)\n}\n",
+	// go vet's printf check fails on this test: go test builds and runs it
+	// only with -vet=off.
+	"vetfail/v_test.go": "package vetfail\n\nimport (\"fmt\"; \"testing\")\n\nfunc TestVet(t *testing.T) {\n\tformat := \"RAN TestVet\\n\"\n\tfmt.Printf(format)\n}\n",
+	"lib/lib.go":        "package lib\n\nfunc F() {}\n",
+	"script.sh":         "#!/bin/sh\necho hi\n",
+	"notexec.bin":       "x",
 }
 
 func writeFixture(t *testing.T) string {
@@ -572,6 +579,38 @@ func TestBuildFailure(t *testing.T) {
 	}
 	if !strings.HasPrefix(be.Command, "go build -o ") || !strings.Contains(be.Command, "'-gcflags=all=-N -l' -ldflags=-compressdwarf=false ./bad") {
 		t.Errorf("Command = %q", be.Command)
+	}
+}
+
+// TestBuildVet: a test binary is built as go test builds it, go vet's
+// checks included, unless the command line turns them off.
+func TestBuildVet(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	mod := writeFixture(t)
+	spec, err := Parse([]string{"go", "test", "./vetfail"}, mod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = spec.Build(context.Background(), t.TempDir())
+	var be *BuildError
+	if !errors.As(err, &be) || !strings.Contains(be.Error(), "non-constant format string") {
+		t.Fatalf("go test ./vetfail: Build error = %v, want go vet's printf check, as go test reports it", err)
+	}
+	spec, err = Parse([]string{"go", "test", "-vet=off", "./vetfail", "-v"}, mod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(spec.Notes) > 0 {
+		t.Errorf("notes %q, want none: -vet is kept", spec.Notes)
+	}
+	prog, err := spec.Build(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatalf("go test -vet=off ./vetfail: %v", err)
+	}
+	if out := runProgram(t, prog); !strings.Contains(out, "RAN TestVet") {
+		t.Errorf("the test binary printed %q, want the test run", out)
 	}
 }
 
