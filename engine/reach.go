@@ -451,8 +451,9 @@ func enterFrame(tgt *proc.Target, th proc.Thread, p *process, f *trace.Frame, cf
 	if err != nil {
 		return nil, err
 	}
-	args := convertVars(filterVars(vars, false))
-	if d := diffArgs(f.Args, args, p.tmp); d != "" {
+	argVars := filterVars(vars, false)
+	args := convertVars(argVars)
+	if d := diffArgs(f.Args, args, argVars, p.tmp); d != "" {
 		return nil, &DivergenceError{FID: f.FID, Detail: d}
 	}
 	// Composite arguments that the instrumenting recorder kept shallowly
@@ -472,17 +473,32 @@ func enterFrame(tgt *proc.Target, th proc.Thread, p *process, f *trace.Frame, cf
 }
 
 // diffArgs describes the first difference between recorded and observed
-// arguments, or returns ""; tmp is the target's temporary directory.
-func diffArgs(want, got []trace.Value, tmp string) string {
+// arguments, or returns ""; got are Delve's variables vars converted, tmp
+// is the target's temporary directory. An argument whose kind is uintptr
+// is not compared: it is a PC or an address (runtime.Callers' PCs, a
+// pointer's bits), which differ between the instrumented build that
+// recorded the run and the debug build that runs it again, and may differ
+// from run to run.
+func diffArgs(want, got []trace.Value, vars []*proc.Variable, tmp string) string {
 	if len(want) != len(got) {
 		return fmt.Sprintf("the frame has %d arguments, the recording %d", len(got), len(want))
 	}
 	for i := range want {
+		if isUintptr(vars[i]) {
+			continue
+		}
 		if !sameArg(&want[i], &got[i], tmp) {
 			return fmt.Sprintf("argument %s is %s, the recording has %s", want[i].Name, got[i].Text, want[i].Text)
 		}
 	}
 	return ""
+}
+
+// isUintptr reports whether v's type is uintptr, or a type defined on it:
+// Delve's kind is reflect.Uint for every unsigned integer, the debug
+// information's is the type's own.
+func isUintptr(v *proc.Variable) bool {
+	return v.RealType != nil && v.RealType.Common().ReflectKind == reflect.Uintptr
 }
 
 // sameArg reports whether an argument observed at the frame's entry is the

@@ -45,6 +45,59 @@ func openInstrumented(t *testing.T, argv []string, dir string, lim Limits, timeo
 	return s, log
 }
 
+// TestInstrumentFLTAddressArgs builds the trace of a frame whose argument
+// is a PC: the instrumented build that recorded it and the debug build
+// that runs it again have their code at other addresses, and the
+// re-execution is the same run all the same (it was taken for one that
+// went another way).
+func TestInstrumentFLTAddressArgs(t *testing.T) {
+	dir := writeModule(t, map[string]string{
+		"go.mod": "module example.com/pcs\n\ngo 1.26\n",
+		"main.go": `package main
+
+import (
+	"fmt"
+	"runtime"
+)
+
+// Frame is a program counter, as github.com/pkg/errors has it.
+type Frame uintptr
+
+func where() Frame {
+	var pcs [1]uintptr
+	runtime.Callers(2, pcs[:])
+	return Frame(pcs[0])
+}
+
+func line(f Frame) int {
+	pc := uintptr(f) - 1
+	_, n := runtime.FuncForPC(pc).FileLine(pc)
+	return n
+}
+
+func main() {
+	f := where()
+	fmt.Println("line", line(f))
+}
+`,
+	})
+	s, _ := openInstrumented(t, []string{"go", "run", "."}, dir, Limits{}, time.Minute)
+	if out := s.Recording().Outcome.Stdout; out != "line 24\n" {
+		t.Fatalf("output %q, want the line of the call of where", out)
+	}
+	flt, err := s.Frame(context.Background(), fid("main.line", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []int
+	for _, st := range flt.Steps {
+		lines = append(lines, st.Line)
+	}
+	if fmt.Sprint(lines) != "[18 19 20]" {
+		t.Fatalf("trace of main.line#1: the lines %v, want 18 to 20", lines)
+	}
+}
+
 // TestInstrumentFLT builds a frame's trace from an instrumented index: the
 // re-execution under Delve reaches the same invocation, and the composite
 // arguments kept shallowly are filled in.

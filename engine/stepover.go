@@ -270,7 +270,8 @@ func (in *inFrame) skipAhead(ctx context.Context, callee *proc.Stackframe, recor
 	if err != nil {
 		return err
 	}
-	if diffArgs(in.rec.At(last).Args, convertVars(filterVars(vars, false)), in.p.tmp) != "" {
+	argVars := filterVars(vars, false)
+	if diffArgs(in.rec.At(last).Args, convertVars(argVars), argVars, in.p.tmp) != "" {
 		return errSkipAhead
 	}
 	return nil
