@@ -106,6 +106,7 @@ func buildHooked(ctx context.Context, spec *target.Spec, work string, res *instr
 	}
 	args = append(args, "-overlay="+res.Overlay)
 	args = append(args, res.BuildFlags...)
+	args = append(args, spec.VetFlags()...)
 	if !setsLdflags(spec.BuildFlags) && !strings.Contains(os.Getenv("GOFLAGS"), "ldflags") {
 		// No DWARF: the binary runs natively, and adi reads its line
 		// table only. The link is a fifth faster (the target's own

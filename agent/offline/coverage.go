@@ -58,6 +58,7 @@ func (d *diagnoser) spectra(ctx context.Context) ([]unit, error) {
 	defer os.RemoveAll(tmp)
 	bin := filepath.Join(tmp, "pkg.test")
 	build := append([]string{"go", "test", "-c", "-cover", "-covermode=count", "-o", bin}, pkg.Spec.BuildFlags...)
+	build = append(build, pkg.Spec.VetFlags()...)
 	build = append(build, pkg.Spec.Targets()...)
 	d.opts.Log("adi: building the tests with coverage")
 	if r := gocmd.Run(ctx, pkg.Spec.Dir, pkg.Target.Env, d.opts.CommandTimeout, build...); !r.OK() {

@@ -172,7 +172,7 @@ func FixIn(ctx context.Context, pkg *gocmd.Package, diff string, o Options) *rep
 	if pkg.IsTest() {
 		build = []string{"go", "test", ov, "-count=1", "-run=^$"}
 	}
-	build = append(append(build, flags...), spec.Targets()...)
+	build = append(append(append(build, flags...), spec.VetFlags()...), spec.Targets()...)
 	if r := run(build...); !r.OK() {
 		if ctx.Err() != nil || r.TimedOut {
 			return finish(report.NotRun)
@@ -192,7 +192,7 @@ func FixIn(ctx context.Context, pkg *gocmd.Package, diff string, o Options) *rep
 	}
 	// The rest of the package's tests: a fix must not break them.
 	if (pkg.IsTest() && pkg.SelectsTests()) || (!pkg.IsTest() && len(pkg.TestFiles) > 0) {
-		all := append([]string{"go", "test", ov, "-count=1"}, flags...)
+		all := append(append([]string{"go", "test", ov, "-count=1"}, flags...), spec.VetFlags()...)
 		if r := run(append(all, spec.Targets()...)...); !r.OK() {
 			if ctx.Err() != nil {
 				return finish(report.NotRun)

@@ -378,7 +378,7 @@ func buildPlain(ctx context.Context, spec *target.Spec, dir string) (string, err
 	if spec.Kind == target.Test {
 		args = []string{"test", "-c", "-o", out}
 	}
-	args = append(append(args, spec.BuildFlags...), spec.Targets()...)
+	args = append(append(append(args, spec.BuildFlags...), spec.VetFlags()...), spec.Targets()...)
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = spec.Dir
 	if b, err := cmd.CombinedOutput(); err != nil {
