@@ -355,3 +355,45 @@ func TestClamp(t *testing.T) {
 		t.Errorf("verification %+v, want passed", d.Verification)
 	}
 }
+
+// TestDiagnoseVetOff: a test run with -vet=off, whose test file go vet
+// would refuse (a non-constant format string): the recording, the tests'
+// coverage and the fix's verification build it as go test does with the
+// flag, and the fix is verified.
+func TestDiagnoseVetOff(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records and re-runs")
+	}
+	dir := writeModule(t, map[string]string{
+		"clamp.go": clampSrc,
+		"clamp_test.go": `package m
+
+import (
+	"fmt"
+	"testing"
+)
+
+func TestClamp(t *testing.T) {
+	if got := Clamp(10, 0, 10); got != 9 {
+		msg := fmt.Sprintf("Clamp(10, 0, 10) = %d, want 9", got)
+		t.Errorf(msg)
+	}
+}
+
+func TestClampIn(t *testing.T) {
+	if got := Clamp(5, 0, 10); got != 5 {
+		t.Errorf("Clamp(5, 0, 10) = %d", got)
+	}
+}
+`})
+	if r := gocmd.Run(context.Background(), dir, nil, time.Minute, "go", "test", "."); !strings.Contains(r.Output, "non-constant format string") {
+		t.Fatalf("%s: want go vet's printf check to fail\n%s", r.Line, r.Output)
+	}
+	_, d := diagnoseIn(t, dir, "go", "test", "-vet=off", ".")
+	if d.RootCause.Line != 8 {
+		t.Errorf("root cause line %d by %s, want line 8 (x > hi)", d.RootCause.Line, d.Method)
+	}
+	if d.Verification == nil || d.Verification.Status != report.Passed {
+		t.Errorf("verification %+v, want passed", d.Verification)
+	}
+}
