@@ -64,6 +64,9 @@ type diagnoser struct {
 	built  int
 	// notes say what made the diagnosis partial.
 	notes []string
+	// decls holds the functions of the library packages read, by import
+	// path (see declIn).
+	decls map[string]map[string]*ast.FuncDecl
 }
 
 // errBudget is returned by flt when MaxFLTs traces were built.

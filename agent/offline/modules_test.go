@@ -397,3 +397,67 @@ func TestClampIn(t *testing.T) {
 		t.Errorf("verification %+v, want passed", d.Verification)
 	}
 }
+
+// TestDiagnoseDiscardedResults: a result discarded with _ is taken for a
+// dropped error only when it may be one. runtime.Caller's last result is
+// a bool and (*runtime.Func).FileLine's a line number (their declarations
+// say so); os.ReadFile's is an error.
+func TestDiagnoseDiscardedResults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records and re-runs")
+	}
+	test := `package m
+
+import "testing"
+
+func TestHere(t *testing.T) {
+	if got := Here(); got != "here_test.go" {
+		t.Errorf("Here() = %q, want here_test.go", got)
+	}
+}
+`
+	for _, tc := range []struct {
+		name, src string
+		dropped   bool
+	}{
+		{"not errors", `package m
+
+import (
+	"path/filepath"
+	"runtime"
+)
+
+// Here returns the name of the file it is called from (but 0 is Here).
+func Here() string {
+	pc, _, _, _ := runtime.Caller(0)
+	fn := runtime.FuncForPC(pc)
+	file, _ := fn.FileLine(pc)
+	return filepath.Base(file)
+}
+`, false},
+		{"an error", `package m
+
+import (
+	"os"
+	"strings"
+)
+
+// Here returns the name of the file it is called from, as a file says.
+func Here() string {
+	data, _ := os.ReadFile("testdata/here.txt")
+	return strings.TrimSpace(string(data))
+}
+`, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := writeModule(t, map[string]string{"here.go": tc.src, "here_test.go": test})
+			_, d := diagnoseIn(t, dir, "go", "test", ".")
+			if got := d.Method == "dropped-error"; got != tc.dropped {
+				t.Errorf("method %s at line %d, dropped error %v, want %v", d.Method, d.RootCause.Line, got, tc.dropped)
+			}
+			if tc.dropped && (d.RootCause.Line != 10 || !strings.Contains(d.Summary, "discards the error of os.ReadFile")) {
+				t.Errorf("root cause line %d: %s; want line 10, the error of os.ReadFile", d.RootCause.Line, d.Summary)
+			}
+		})
+	}
+}

@@ -56,7 +56,8 @@ func (d *diagnoser) droppedAt(ctx context.Context, file *syntax.File, as *ast.As
 	callText := file.Text(call.Fun)
 	pkg, name := d.libraryFunc(file, call)
 	var first *trace.Frame
-	var firstPos trace.Pos
+	var firstStep *trace.Step
+	var firstVars map[string]*trace.Value
 	traced := 0
 	for _, seq := range scope {
 		if traced >= maxDroppedFLTs {
@@ -75,10 +76,10 @@ func (d *diagnoser) droppedAt(ctx context.Context, file *syntax.File, as *ast.As
 			if step.Line != line || step.File != file.Path {
 				continue
 			}
-			if first == nil {
-				first, firstPos = f, step.Pos
-			}
 			vars := st.before(i)
+			if first == nil {
+				first, firstStep, firstVars = f, &flt.Steps[i], vars
+			}
 			var args []string
 			for _, a := range call.Args {
 				v, ok := evalText(file.Text(a), vars)
@@ -121,14 +122,24 @@ func (d *diagnoser) droppedAt(ctx context.Context, file *syntax.File, as *ast.As
 	if first == nil {
 		return nil
 	}
-	// The error could not be recomputed: say that it is discarded.
+	// The error could not be recomputed: say that it is discarded, if the
+	// result discarded is an error, or may be one.
+	isErr, known := d.lastResultIsError(ctx, file, call, firstStep, firstVars)
+	if known && !isErr {
+		return nil
+	}
+	pos := firstStep.Pos
 	fnd := &finding{
-		method: "dropped-error", root: firstPos, fn: fn, fid: first.FID,
+		method: "dropped-error", root: pos, fn: fn, fid: first.FID,
 		strength: strengthBoundary - 15, confidence: report.Low,
 	}
-	fnd.summary = fmt.Sprintf("%s discards the last result (by convention an error) of %s at %s:%d", syntax.ShortFunc(fn), callText, d.rel(firstPos.File), firstPos.Line)
-	fnd.explanation = fmt.Sprintf("`%s` ignores what may be an error; adi could not recompute the call to show whether it failed on the failing path.", stmt)
-	fnd.evidence = append(fnd.evidence, d.evidence(first, firstPos, fmt.Sprintf("`%s` discards a result", stmt), ""))
+	what, may := "the last result (by convention an error)", "what may be an error"
+	if known {
+		what, may = "the error", "the error it returns"
+	}
+	fnd.summary = fmt.Sprintf("%s discards %s of %s at %s:%d", syntax.ShortFunc(fn), what, callText, d.rel(pos.File), pos.Line)
+	fnd.explanation = fmt.Sprintf("`%s` ignores %s; adi could not recompute the call to show whether it failed on the failing path.", stmt, may)
+	fnd.evidence = append(fnd.evidence, d.evidence(first, pos, fmt.Sprintf("`%s` discards a result", stmt), ""))
 	return fnd
 }
 
