@@ -19,9 +19,10 @@ import (
 // is made by step (its statement), with vars the frame's variables then.
 // A function of the module is known by its recorded results (a callee of
 // the step); a library function or method by its declaration in its
-// package's source (the standard library's in GOROOT, others where go
-// list finds them): `file, _ := fn.FileLine(pc)` discards a line number,
-// `data, _ := os.ReadFile(name)` an error.
+// package's source, where go list finds it (the standard library's in
+// GOROOT): `file, _ := fn.FileLine(pc)` discards a line number,
+// `data, _ := os.ReadFile(name)` an error. A method of an interface is not
+// known.
 func (d *diagnoser) lastResultIsError(ctx context.Context, file *syntax.File, call *ast.CallExpr, step *trace.Step, vars map[string]*trace.Value) (isErr, known bool) {
 	var name string
 	switch fun := ast.Unparen(call.Fun).(type) {
