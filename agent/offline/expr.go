@@ -6,7 +6,8 @@ import (
 )
 
 // rootIdent returns the identifier at the base of a selector, index,
-// star or paren chain ("r" for r.ports, "s" for s.items[0]), or nil.
+// star or paren chain ("r" for r.ports, "s" for s.items[0], "T" for a
+// receiver's *T[K, V]), or nil.
 func rootIdent(e ast.Expr) *ast.Ident {
 	for {
 		switch x := e.(type) {
@@ -15,6 +16,8 @@ func rootIdent(e ast.Expr) *ast.Ident {
 		case *ast.SelectorExpr:
 			e = x.X
 		case *ast.IndexExpr:
+			e = x.X
+		case *ast.IndexListExpr:
 			e = x.X
 		case *ast.StarExpr:
 			e = x.X

@@ -142,20 +142,8 @@ func funcDecls(dir string) map[string]*ast.FuncDecl {
 
 // recvName is the name of a receiver's type: T for T, *T, T[K] and *T[K].
 func recvName(e ast.Expr) string {
-	for {
-		switch t := e.(type) {
-		case *ast.StarExpr:
-			e = t.X
-		case *ast.IndexExpr:
-			e = t.X
-		case *ast.IndexListExpr:
-			e = t.X
-		case *ast.ParenExpr:
-			e = t.X
-		case *ast.Ident:
-			return t.Name
-		default:
-			return ""
-		}
+	if id := rootIdent(e); id != nil {
+		return id.Name
 	}
+	return ""
 }
