@@ -134,6 +134,65 @@ func TestRecordersAgree(t *testing.T) {
 // durations matches the run times the testing package prints.
 var durations = regexp.MustCompile(`\(\d+\.\d+s\)`)
 
+// TestRecordersAgreeFloats: floats and complex numbers of every range are
+// written by the two recorders alike (Delve's texts: strconv's 'f' for a
+// float, 0 for -0, go/constant's for a complex number), so a re-execution
+// from an instrumented recording finds the arguments it recorded: a large
+// one was -9.223372036854776e+18 in the one and -9223372036854776000 in
+// the other, a complex one (1.5 + -0.21428571428571427i) and
+// (1.5 + -0.214286i).
+func TestRecordersAgreeFloats(t *testing.T) {
+	dir := writeModule(t, map[string]string{
+		"go.mod": "module example.com/floats\n\ngo 1.26\n",
+		"main.go": `package main
+
+import (
+	"fmt"
+	"math"
+)
+
+type celsius float64
+
+func show(a float64, b float32, c complex128, d celsius) float64 { return a * 2 }
+
+func main() {
+	for _, x := range []float64{-9223372036854775805, 1e-7, 1.5, 0, math.Copysign(0, -1), 1e300, math.Inf(1), math.NaN(), 123456789.125} {
+		fmt.Println(show(x, float32(x)/3, complex(x, -x/7), celsius(x/9)))
+	}
+}
+`,
+	})
+	recs := map[RecorderKind]*trace.Recording{}
+	for _, k := range []RecorderKind{RecorderDelve, RecorderInstrument} {
+		s, err := Open(context.Background(), []string{"go", "run", "."}, dir, Options{Recorder: k, Timeout: time.Minute})
+		if err != nil {
+			t.Fatalf("%s recorder: %v", k, err)
+		}
+		defer s.Close()
+		recs[k] = s.Recording()
+	}
+	if diffs := compareRecordings(recs[RecorderDelve], recs[RecorderInstrument], false); len(diffs) > 0 {
+		for _, d := range diffs {
+			t.Errorf("%s: %s", d.key, d.value)
+		}
+		for i := 1; i <= 9; i++ {
+			fid := trace.FID{Func: "main.show", Index: i}
+			df, _ := recs[RecorderDelve].Frame(fid)
+			inf, _ := recs[RecorderInstrument].Frame(fid)
+			if df != nil && inf != nil {
+				t.Logf("main.show#%d: delve %s %s, instrumented %s %s", i, texts(df.Args), texts(df.Results), texts(inf.Args), texts(inf.Results))
+			}
+		}
+	}
+	f, err := recs[RecorderInstrument].Frame(trace.FID{Func: "main.show", Index: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.Args[0].Text; got != "-9223372036854776000" {
+		t.Errorf("main.show#1's a = %s, want -9223372036854776000 (Delve's text)", got)
+	}
+}
+
 // difference is one difference between two recordings; key says where and
 // what (without the values).
 // (value names the argument for a difference of arguments).

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"go/constant"
+	"go/token"
 	"math"
 	"math/bits"
 	"os"
@@ -1228,12 +1230,14 @@ func (d *decoder) decodeValues(b []byte, i, n int) ([]Value, int, error) {
 			x, i = uv(b, i)
 			v.Cap = int64(x)
 		case TagFloat:
-			v.Text, _, i = d.str(b, i, true)
+			var f string
+			f, _, i = d.str(b, i, true)
+			v.Text = floatText(f)
 		case TagComplex:
 			var re, im string
 			re, _, i = d.str(b, i, true)
 			im, _, i = d.str(b, i, true)
-			v.Text = "(" + re + " + " + im + "i)"
+			v.Text = complexText(re, im)
 		case TagNil, TagNonNil, TagFalse, TagTrue, TagOther:
 		default:
 			return nil, i, fmt.Errorf("unknown value tag %d", v.Tag)
@@ -1244,6 +1248,34 @@ func (d *decoder) decodeValues(b []byte, i, n int) ([]Value, int, error) {
 }
 
 // String renders a value's payload for messages.
+// floatText renders a float as Delve does (strconv's 'f' format, the
+// fewest digits that read back as the same number: -9223372036854776000,
+// 0.0000001; 0 for -0), from the runtime's text ('g': -9.223372036854776e+18,
+// 1e-07), which is bounded in length. The 'g' text of a float32 is the
+// fewest digits of its own precision, which print the same as a float64.
+func floatText(g string) string {
+	f, err := strconv.ParseFloat(g, 64)
+	switch {
+	case err != nil || math.IsInf(f, 0) || math.IsNaN(f):
+		return g // +Inf, -Inf and NaN, as Delve writes them
+	case f == 0:
+		return "0" // Delve's number (a go/constant) has no sign of zero
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64)
+}
+
+// complexText renders a complex number of the runtime's real and imaginary
+// parts ('g' texts) as Delve does: a go/constant made of the two, printed
+// with six significant digits, "unknown" when a part is infinite or NaN.
+func complexText(re, im string) string {
+	r, err1 := strconv.ParseFloat(re, 64)
+	i, err2 := strconv.ParseFloat(im, 64)
+	if err1 != nil || err2 != nil {
+		return "(" + re + " + " + im + "i)"
+	}
+	return constant.BinaryOp(constant.MakeFloat64(r), token.ADD, constant.MakeImag(constant.MakeFloat64(i))).String()
+}
+
 func (v Value) String() string {
 	switch v.Tag {
 	case TagInt:
