@@ -58,6 +58,9 @@ func (d *diagnoser) droppedAt(ctx context.Context, file *syntax.File, as *ast.As
 	var first *trace.Frame
 	var firstStep *trace.Step
 	var firstVars map[string]*trace.Value
+	// recomputedNil is set when the call, recomputed on the failing
+	// path, returned no error: the error discarded there was nil.
+	recomputedNil := false
 	traced := 0
 	for _, seq := range scope {
 		if traced >= maxDroppedFLTs {
@@ -93,6 +96,9 @@ func (d *diagnoser) droppedAt(ctx context.Context, file *syntax.File, as *ast.As
 				continue
 			}
 			res, errText, ok := recompute(pkg, name, args)
+			if ok && errText == "" {
+				recomputedNil = true
+			}
 			if !ok || errText == "" {
 				continue
 			}
@@ -119,7 +125,7 @@ func (d *diagnoser) droppedAt(ctx context.Context, file *syntax.File, as *ast.As
 			return fnd
 		}
 	}
-	if first == nil {
+	if first == nil || recomputedNil {
 		return nil
 	}
 	// The error could not be recomputed: say that it is discarded, if the
