@@ -99,9 +99,14 @@ func Diagnose(ctx context.Context, dbg Debugger, opts Options) (*report.Diagnosi
 	if pf, msg := d.panicked(scope); pf != nil {
 		opts.Log("adi: tracing the panic in %s back to its origin", pf.FID)
 		fnd, err := d.diagnosePanic(ctx, pf, msg)
-		if err != nil {
+		switch {
+		case err != nil:
 			d.note("panic origin tracing: " + err.Error())
-		} else {
+		case fnd.confidence == report.Low && isTestFile(pf.Decl.File):
+			// A panic of the test's own, with no bad operand (a helper's
+			// panic("assert failed")): the test's check failed, which the
+			// evidence shows; the rules look for why.
+		default:
 			findings = append(findings, fnd)
 		}
 	}

@@ -184,18 +184,39 @@ func (d *diagnoser) failures(ctx context.Context, roots []int32) []failure {
 					break
 				}
 			}
-			if report < 0 && !testFailRE.MatchString(step.Stmt) {
+			helper := d.panickedHelper(f, flt, j)
+			if report < 0 && !testFailRE.MatchString(step.Stmt) && helper == nil {
 				continue
 			}
 			fl := failure{test: f, step: j, ifStep: -1}
-			if report >= 0 {
+			switch {
+			case report >= 0:
 				fl.message, used[report] = reports[report].msg, true
+			case helper != nil:
+				fl.message = "panic: " + helper.Panic
 			}
 			d.assertion(flt, st, &fl)
 			out = append(out, fl)
 		}
 	}
 	return out
+}
+
+// panickedHelper returns, when test frame f ended in a panic at its step
+// j, its last, the frame of the test's helper that the step called and
+// that panicked: an assertion of the test failed (assert(t, got == want)
+// panics when its condition is false), which the output reports with the
+// panic's traceback only.
+func (d *diagnoser) panickedHelper(f *trace.Frame, flt *trace.FLT, j int) *trace.Frame {
+	if f.Exit != trace.Panicked || j != len(flt.Steps)-1 {
+		return nil
+	}
+	for _, fid := range flt.Steps[j].Callees {
+		if h := d.frame(fid); h != nil && h.Exit == trace.Panicked && isTestFile(h.Decl.File) {
+			return h
+		}
+	}
+	return nil
 }
 
 // assertion fills in the if statement guarding a failure and the frames
@@ -322,9 +343,13 @@ func (d *diagnoser) failureEvidence(fl failure) []report.Evidence {
 				}
 			}
 			for _, side := range comparedSides(e) {
-				switch parseExpr(side).(type) {
+				switch x := parseExpr(side).(type) {
 				case *ast.BasicLit, *ast.Ident, nil:
 					continue
+				case *ast.UnaryExpr:
+					if _, lit := x.X.(*ast.BasicLit); lit {
+						continue // -5
+					}
 				}
 				if v, ok := evalText(side, vars); ok && !slicesContainsPrefix(vals, side+" = ") {
 					vals = append(vals, side+" = "+v)

@@ -461,3 +461,80 @@ func Here() string {
 		})
 	}
 }
+
+// TestDiagnoseAssertPanics: a test whose helper panics when its condition
+// is false (assert(t, got == want), as tidwall/gjson's tests have it). The
+// helper's panic is the test's check failing, not the bug: the evidence is
+// the check at the test's call of the helper, with the result it rejected,
+// and the rules look for the bug from there (before, the root cause was
+// "m.assert panics: assert failed").
+func TestDiagnoseAssertPanics(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records and re-runs")
+	}
+	dir := writeModule(t, map[string]string{
+		"clamp.go": clampSrc,
+		"clamp_test.go": `package m
+
+import "testing"
+
+func assert(t testing.TB, cond bool) {
+	if !cond {
+		panic("assert failed")
+	}
+}
+
+func TestClamp(t *testing.T) {
+	assert(t, Clamp(5, 0, 10) == 5)
+	assert(t, Clamp(10, 0, 10) == 9)
+}
+`})
+	_, d := diagnoseIn(t, dir, "go", "test", ".")
+	if d.RootCause.Line != 8 || d.Method != "boundary" {
+		t.Errorf("root cause line %d by %s, want line 8 (x > hi) by boundary", d.RootCause.Line, d.Method)
+	}
+	if d.Verification == nil || d.Verification.Status != report.Passed {
+		t.Errorf("verification %+v, want passed", d.Verification)
+	}
+	var claims []string
+	for _, e := range d.Evidence {
+		claims = append(claims, e.Claim)
+	}
+	if want := "the test's check `assert(t, Clamp(10, 0, 10) == 9)` failed: m.Clamp#2 returned 10"; !slices.Contains(claims, want) {
+		t.Errorf("evidence %q, want %q", claims, want)
+	}
+}
+
+// TestDiagnoseRecomputedNil: an error discarded where recomputing the call
+// on the failing path shows it was nil is not the bug (before, it was
+// named the root cause as an error that "could not be recomputed").
+func TestDiagnoseRecomputedNil(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records and re-runs")
+	}
+	dir := writeModule(t, map[string]string{
+		"half.go": `package m
+
+import "strconv"
+
+// Half returns half the number s spells, rounded down (but up).
+func Half(s string) int {
+	n, _ := strconv.Atoi(s)
+	return (n + 1) / 2
+}
+`,
+		"half_test.go": `package m
+
+import "testing"
+
+func TestHalf(t *testing.T) {
+	if got := Half("5"); got != 2 {
+		t.Errorf("Half(5) = %d, want 2", got)
+	}
+}
+`})
+	_, d := diagnoseIn(t, dir, "go", "test", ".")
+	if d.Method == "dropped-error" {
+		t.Errorf("root cause line %d by %s: %s; strconv.Atoi(\"5\") returned no error", d.RootCause.Line, d.Method, d.Summary)
+	}
+}
