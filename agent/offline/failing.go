@@ -32,8 +32,13 @@ type failure struct {
 	message string
 }
 
-// testFailRE matches the statements by which a test reports a failure.
-var testFailRE = regexp.MustCompile(`\.(Errorf|Error|Fatalf|Fatal|Fail|FailNow)\(`)
+// testFailRE matches the statements by which a test reports a failure;
+// testLogRE those by which it logs (t.Logf), whose lines in the output
+// read as a failure's do.
+var (
+	testFailRE = regexp.MustCompile(`\.(Errorf|Error|Fatalf|Fatal|Fail|FailNow)\(`)
+	testLogRE  = regexp.MustCompile(`\.(Logf|Log)\(`)
+)
 
 // outputLineRE matches a test's report line: "    file_test.go:21: msg".
 // The file is not always a test's: a helper of the module that does not
@@ -183,6 +188,10 @@ func (d *diagnoser) failures(ctx context.Context, roots []int32) []failure {
 					report = k
 					break
 				}
+			}
+			if report >= 0 && testLogRE.MatchString(step.Stmt) && !testFailRE.MatchString(step.Stmt) {
+				used[report] = true // logged, not failed
+				continue
 			}
 			helper := d.panickedHelper(f, flt, j)
 			if report < 0 && !testFailRE.MatchString(step.Stmt) && helper == nil {

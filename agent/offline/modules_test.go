@@ -538,3 +538,34 @@ func TestHalf(t *testing.T) {
 		t.Errorf("root cause line %d by %s: %s; strconv.Atoi(\"5\") returned no error", d.RootCause.Line, d.Method, d.Summary)
 	}
 }
+
+// TestDiagnoseLogged: a line the test logged (t.Logf) reads in the output
+// as a failure's does; it is not a failed check (before, the evidence
+// began "the test's check `t.Logf(…)` failed").
+func TestDiagnoseLogged(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records and re-runs")
+	}
+	dir := writeModule(t, map[string]string{
+		"clamp.go": clampSrc,
+		"clamp_test.go": `package m
+
+import "testing"
+
+func TestClamp(t *testing.T) {
+	t.Logf("checking %d bounds", 2)
+	if got := Clamp(10, 0, 10); got != 9 {
+		t.Errorf("Clamp(10, 0, 10) = %d, want 9", got)
+	}
+}
+`})
+	_, d := diagnoseIn(t, dir, "go", "test", ".")
+	for _, e := range d.Evidence {
+		if strings.Contains(e.Claim, "Logf") || strings.Contains(e.Value, "checking 2 bounds") {
+			t.Errorf("evidence %q — %q: a logged line taken for a failure", e.Claim, e.Value)
+		}
+	}
+	if d.RootCause.Line != 8 {
+		t.Errorf("root cause line %d by %s, want line 8 (x > hi)", d.RootCause.Line, d.Method)
+	}
+}
