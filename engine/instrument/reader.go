@@ -1247,7 +1247,6 @@ func (d *decoder) decodeValues(b []byte, i, n int) ([]Value, int, error) {
 	return vs[:n:n], i, nil
 }
 
-// String renders a value's payload for messages.
 // floatText renders a float as Delve does (strconv's 'f' format, the
 // fewest digits that read back as the same number: -9223372036854776000,
 // 0.0000001; 0 for -0), from the runtime's text ('g': -9.223372036854776e+18,
@@ -1276,6 +1275,7 @@ func complexText(re, im string) string {
 	return constant.BinaryOp(constant.MakeFloat64(r), token.ADD, constant.MakeImag(constant.MakeFloat64(i))).String()
 }
 
+// String renders a value's payload for messages.
 func (v Value) String() string {
 	switch v.Tag {
 	case TagInt:
