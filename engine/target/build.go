@@ -268,12 +268,12 @@ func (s *Spec) list(ctx context.Context) (*listedPackage, error) {
 	args := []string{"list", "-e", "-json=Dir,ImportPath,Name,Module,GoFiles,CgoFiles,TestGoFiles,XTestGoFiles,Error"}
 	args = append(args, s.BuildFlags...)
 	args = append(args, s.Targets()...)
-	out, err := s.goCmd(ctx, args...)
+	out, stderr, err := s.goList(ctx, args...)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("go list %s cancelled: %w", s.Package, ctx.Err())
 		}
-		msg := strings.TrimSpace(string(out))
+		msg := strings.TrimSpace(stderr + string(out))
 		if msg == "" {
 			msg = err.Error()
 		}
@@ -328,7 +328,7 @@ func (s *Spec) mainModule(ctx context.Context, pkgDir string) (path, dir string)
 			args = append(args, f)
 		}
 	}
-	out, err := s.goCmd(ctx, args...)
+	out, _, err := s.goList(ctx, args...)
 	if err != nil {
 		return "", ""
 	}
@@ -354,17 +354,30 @@ func within(path, dir string) bool {
 // goCmd runs the go command in s.Dir and returns its combined output.
 // Cancelling ctx kills it and the processes it started.
 func (s *Spec) goCmd(ctx context.Context, args ...string) ([]byte, error) {
+	var out bytes.Buffer
+	err := s.runGo(ctx, &out, &out, args)
+	return out.Bytes(), err
+}
+
+// goList runs the go command in s.Dir for its output (JSON), kept apart
+// from what it says on stderr, which it returns for an error: the go
+// command's warnings, or the runtime's (GODEBUG=gctrace=1 in the user's
+// environment), are not JSON.
+func (s *Spec) goList(ctx context.Context, args ...string) (out []byte, stderr string, err error) {
+	var o, e bytes.Buffer
+	err = s.runGo(ctx, &o, &e, args)
+	return o.Bytes(), e.String(), err
+}
+
+func (s *Spec) runGo(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = s.Dir
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	cmd.Stderr = &out
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	KillGroupOnCancel(cmd)
 	// If a child of the go command keeps the output open after the go
 	// command is killed, stop waiting for it.
 	cmd.WaitDelay = 5 * time.Second
-	err := cmd.Run()
-	return out.Bytes(), err
+	return cmd.Run()
 }
 
 func exeSuffix() string {

@@ -614,6 +614,34 @@ func TestBuildVet(t *testing.T) {
 	}
 }
 
+// TestBuildStderr builds with the go command writing to stderr as it
+// lists the package (the runtime's GC trace, which a user's GODEBUG can
+// ask for): go list's JSON is read from stdout alone.
+func TestBuildStderr(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	mod := writeFixture(t)
+	t.Setenv("GODEBUG", "gctrace=1")
+	t.Setenv("GOGC", "1") // a collection, and its trace line, at once
+	for _, argv := range [][]string{
+		{"go", "test", "./p"},
+		{"go", "run", "cmd/hello/main.go"}, // the module from go list -m
+	} {
+		spec, err := Parse(argv, mod)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prog, err := spec.Build(context.Background(), t.TempDir())
+		if err != nil {
+			t.Fatalf("%q: %v", argv, err)
+		}
+		if prog.ModulePath != "example.com/m" {
+			t.Errorf("%q: module %q, want example.com/m", argv, prog.ModulePath)
+		}
+	}
+}
+
 func TestBuildCancelled(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go command")
