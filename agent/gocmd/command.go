@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/adi-go/adi/engine/target"
@@ -17,8 +19,11 @@ type Result struct {
 	// Line is the command as a person would type it.
 	Line string
 	// Code is the exit code (-1 when it did not start or was killed).
-	Code   int
-	Output string
+	Code int
+	// Output is what it wrote to stdout and stderr, interleaved; Stdout
+	// what it wrote to stdout alone (for output to parse, such as go
+	// list's JSON, which a warning on stderr would break).
+	Output, Stdout string
 	// TimedOut is set when the timeout (not the caller) stopped it.
 	TimedOut bool
 	Err      error
@@ -56,13 +61,14 @@ func RunStdin(ctx context.Context, dir string, env []string, stdin string, timeo
 		defer f.Close()
 		cmd.Stdin = f
 	}
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	cmd.Stderr = &out
+	var out, stdout bytes.Buffer
+	both := &lockedWriter{w: &out}
+	cmd.Stdout = io.MultiWriter(both, &stdout)
+	cmd.Stderr = both
 	cmd.WaitDelay = 5 * time.Second
 	target.KillGroupOnCancel(cmd)
 	err := cmd.Run()
-	res.Output = out.String()
+	res.Output, res.Stdout = out.String(), stdout.String()
 	var exit *exec.ExitError
 	switch {
 	case ctx.Err() != nil:
@@ -112,4 +118,17 @@ func Tail(s string, n, max int) string {
 		out = "…\n" + out
 	}
 	return out
+}
+
+// lockedWriter is a writer for the two goroutines that copy a command's
+// stdout and stderr.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

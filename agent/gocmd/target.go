@@ -77,7 +77,7 @@ func Resolve(ctx context.Context, t Target) (*Package, error) {
 		GoFiles, TestGoFiles, XTestGoFiles []string
 		Module                             *struct{ Path, Dir string }
 	}
-	if err := json.Unmarshal([]byte(res.Output), &lp); err != nil {
+	if err := json.Unmarshal([]byte(res.Stdout), &lp); err != nil {
 		return nil, fmt.Errorf("reading the output of %s: %w", res.Line, err)
 	}
 	info := &Package{Target: t, Spec: spec, Dir: lp.Dir, ImportPath: lp.ImportPath}

@@ -86,7 +86,7 @@ func (d *diagnoser) spectra(ctx context.Context) ([]unit, error) {
 		}
 		return r.Output, u
 	}
-	for _, name := range strings.Fields(list.Output) {
+	for _, name := range strings.Fields(list.Stdout) {
 		if !testNameRE.MatchString(name) {
 			continue
 		}

@@ -101,7 +101,7 @@ func (d *diagnoser) packageDir(ctx context.Context, pkg string) string {
 	if !r.OK() {
 		return ""
 	}
-	return strings.TrimSpace(r.Output)
+	return strings.TrimSpace(r.Stdout)
 }
 
 // funcDecls returns the functions declared in the Go files of dir (not
