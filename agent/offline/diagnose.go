@@ -68,6 +68,11 @@ func Diagnose(ctx context.Context, dbg Debugger, opts Options) (*report.Diagnosi
 				totalPassed++
 			}
 		}
+		if passedAlone(rec.Outcome.FailedTests, units) {
+			if diag := d.notReproduced(ctx); diag != nil {
+				return diag, nil
+			}
+		}
 	}
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
@@ -143,6 +148,64 @@ func Diagnose(ctx context.Context, dbg Debugger, opts Options) (*report.Diagnosi
 	}
 	rank(findings)
 	return d.diagnosis(findings, head, ranked, totalFailed, totalPassed), nil
+}
+
+// passedAlone reports whether the spectrum ran every test the recording
+// saw fail (as itself, its subtests or its parent), and none of those runs
+// failed.
+func passedAlone(failed []string, units []unit) bool {
+	if len(failed) == 0 {
+		return false
+	}
+	for _, name := range failed {
+		ran := false
+		for _, u := range units {
+			if u.name == name || strings.HasPrefix(u.name, name+"/") || strings.HasPrefix(name, u.name+"/") {
+				if u.failed {
+					return false
+				}
+				ran = true
+			}
+		}
+		if !ran {
+			return false
+		}
+	}
+	return true
+}
+
+// notReproduced runs the target's go test command as the user gave it
+// (-count=1: not from go test's cache), when the tests that failed in the
+// recording passed in the spectrum, each run alone. If it passes too, the
+// failure comes from the builds adi runs, not from the code: the answer
+// says so, and nil otherwise (the tests fail together, not alone: the
+// rules look for why).
+func (d *diagnoser) notReproduced(ctx context.Context) *report.Diagnosis {
+	argv := d.pkg.GoArgv("-count=1")
+	d.opts.Log("adi: the failing tests pass alone; running %s", gocmd.JoinArgs(argv))
+	r := gocmd.RunStdin(ctx, d.pkg.Spec.Dir, d.pkg.Target.Env, d.stdin(), d.opts.CommandTimeout, argv...)
+	if !r.OK() {
+		return nil
+	}
+	failed := strings.Join(d.rec.Outcome.FailedTests, ", ")
+	return &report.Diagnosis{
+		Summary: "the tests " + failed + " fail only as adi builds them: `" + r.Line + "` passes",
+		Explanation: "The failure does not come from the code as go test builds it. adi records a build " +
+			"whose functions are not inlined (entry and exit hooks, or -gcflags=all=-N -l for the debugger), " +
+			"so values that stay on the stack in go test's build escape to the heap, and the code runs slower: " +
+			"a test that counts allocations (testing.AllocsPerRun) or depends on timing can fail only there. " +
+			"Debug a failure that go test shows; skip such tests when recording (go test -skip).",
+		Evidence: []report.Evidence{
+			{Claim: "the recording's run failed: " + failed, Value: fmt.Sprintf("exit code %d", d.rec.Outcome.ExitCode)},
+			{Claim: "each failing test passed run alone, built by go test -cover"},
+			{Claim: "re-run: `" + r.Line + "` passed", Value: gocmd.Tail(r.Output, 3, 300)},
+		},
+		Candidates: []report.Candidate{},
+		Confidence: report.High,
+		Method:     "re-run",
+		Source:     "offline",
+		Partial:    strings.Join(d.notes, "; "),
+	}
 }
 
 // focusOr returns focus, or scope when focus is empty.

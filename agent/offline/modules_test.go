@@ -569,3 +569,75 @@ func TestClamp(t *testing.T) {
 		t.Errorf("root cause line %d by %s, want line 8 (x > hi)", d.RootCause.Line, d.Method)
 	}
 }
+
+// TestDiagnoseNotReproduced: a test that counts allocations fails as adi
+// builds it (New is not inlined there, and its D escapes to the heap) and
+// passes as go test builds it: the diagnosis says so, from a re-run, and
+// names no root cause. A test that fails only after another one ran
+// (TestA leaves a value remembered) passes alone too, but fails in the
+// re-run: it is diagnosed as before.
+func TestDiagnoseNotReproduced(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records and re-runs")
+	}
+	src := `package m
+
+type D struct{ n int }
+
+func New() *D { return &D{} }
+
+func (d *D) Add(x int) { d.n += x }
+
+var last int
+
+// Remember keeps x; Recall gives it back once.
+func Remember(x int) { last = x }
+
+func Recall() int {
+	x := last
+	last = 0
+	return x
+}
+`
+	dir := writeModule(t, map[string]string{"d.go": src, "d_test.go": `package m
+
+import "testing"
+
+var sink int
+
+func TestAllocs(t *testing.T) {
+	n := testing.AllocsPerRun(10, func() {
+		d := New()
+		d.Add(1)
+		sink = d.n
+	})
+	if n > 0 {
+		t.Fatalf("%v allocations, want none", n)
+	}
+}
+`})
+	if r := gocmd.Run(context.Background(), dir, nil, time.Minute, "go", "test", "-count=1", "."); !r.OK() {
+		t.Fatalf("%s: want it to pass natively\n%s", r.Line, r.Output)
+	}
+	_, d := diagnoseIn(t, dir, "go", "test", ".")
+	if d.Method != "re-run" || !strings.Contains(d.Summary, "TestAllocs fail only as adi builds them") || d.RootCause.File != "" {
+		t.Errorf("method %q, summary %q, root cause %+v; want the failure said to come from adi's build, by a re-run, and no root cause", d.Method, d.Summary, d.RootCause)
+	}
+
+	dir = writeModule(t, map[string]string{"d.go": src, "d_test.go": `package m
+
+import "testing"
+
+func TestA(t *testing.T) { Remember(3) }
+
+func TestB(t *testing.T) {
+	if got := Recall(); got != 0 {
+		t.Fatalf("Recall() = %d, want 0: nothing remembered", got)
+	}
+}
+`})
+	_, d = diagnoseIn(t, dir, "go", "test", ".")
+	if d.Method == "re-run" || strings.Contains(d.Summary, "only as adi builds them") {
+		t.Errorf("method %q, summary %q; want TestB's failure diagnosed, not said to come from adi's build", d.Method, d.Summary)
+	}
+}
