@@ -125,6 +125,15 @@ func Diagnose(ctx context.Context, dbg Debugger, opts Options) (*report.Diagnosi
 		if f := d.sbflFinding(ranked, totalFailed, totalPassed, focus); f != nil {
 			findings = append(findings, f)
 		}
+	} else if len(findings[0].fixes) == 0 {
+		// The panic names the statement that failed and has no fix: an
+		// index out of range, most often, whose cause is a guard before
+		// it off by one (a bound that let the index through, a slice not
+		// grown). The boundary rule looks for one on the failing path;
+		// its fix, verified, outranks the panic, and is dropped when the
+		// re-run refutes it.
+		opts.Log("adi: checking the failing path for off-by-one bounds")
+		findings = append(findings, d.boundaryFindings(ctx, focus, scope)...)
 	}
 	if ctx.Err() != nil {
 		return nil, ctx.Err()

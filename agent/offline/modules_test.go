@@ -641,3 +641,55 @@ func TestB(t *testing.T) {
 		t.Errorf("method %q, summary %q; want TestB's failure diagnosed, not said to come from adi's build", d.Method, d.Summary)
 	}
 }
+
+// TestDiagnoseGuardedPanic: an index out of range whose guard before it is
+// off by one (Set grows the slice for i > len, not i >= len). The panic
+// names the index, with no fix; the boundary rule finds the guard met
+// exactly, and its fix, verified, is the root cause.
+func TestDiagnoseGuardedPanic(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records and re-runs")
+	}
+	dir := writeModule(t, map[string]string{
+		"bits.go": `package m
+
+type Bits struct{ words []bool }
+
+// Set sets bit i, growing the set as needed.
+func (b *Bits) Set(i int) {
+	if i > len(b.words) {
+		b.words = append(b.words, make([]bool, i+1-len(b.words))...)
+	}
+	b.words[i] = true
+}
+
+func (b *Bits) Has(i int) bool { return i < len(b.words) && b.words[i] }
+`,
+		"bits_test.go": `package m
+
+import "testing"
+
+func TestSet(t *testing.T) {
+	var b Bits
+	b.Set(0)
+	if !b.Has(0) {
+		t.Fatal("bit 0 not set")
+	}
+}
+
+func TestSetFar(t *testing.T) {
+	var b Bits
+	b.Set(5)
+	if !b.Has(5) || b.Has(4) {
+		t.Fatal("bit 5 alone should be set")
+	}
+}
+`})
+	_, d := diagnoseIn(t, dir, "go", "test", ".")
+	if d.Method != "boundary" || d.RootCause.Line != 7 {
+		t.Errorf("root cause line %d by %s, want line 7 (i > len(b.words)) by the boundary rule", d.RootCause.Line, d.Method)
+	}
+	if d.Verification == nil || d.Verification.Status != report.Passed {
+		t.Errorf("verification %+v, want passed", d.Verification)
+	}
+}
