@@ -193,6 +193,97 @@ func main() {
 	}
 }
 
+// TestRecordersAgreeTypes records a program passing values of types
+// spelled with other types (func, struct and interface literals, and the
+// containers of them) declared in a package other than main, with both
+// recorders: the instrumenting recorder names them as Delve does, with
+// full package paths (the runtime's reflect names them by package name).
+// A trace is built for a frame with such an argument: the re-execution
+// compares it, and reaches the frame.
+func TestRecordersAgreeTypes(t *testing.T) {
+	dir := writeModule(t, map[string]string{
+		"go.mod": "module example.com/types\n\ngo 1.26\n",
+		"lib/lib.go": `package lib
+
+type T struct{ N int }
+
+type Box[E any] struct{ V E }
+
+func Variadic(fs ...func(*T)) int {
+	n := len(fs)
+	return n
+}
+
+func Funcs(f func(int, ...string) (bool, error), g func(*T) error, h func() *T, k func(T, T)) bool { return f == nil }
+
+func Literals(s struct{ A *T; B int }, i interface{ M() *T }, e interface{}) int { return s.B }
+
+func Containers(m map[string]func(T), c chan func() T, a [2]func(*T), p *func(T) T) int { return len(m) }
+
+func Generic(b Box[*T], bs []Box[T], x Box[func(T)]) int { return 0 }
+
+func Embedded(s struct {
+	T
+	X int "json:\"x\""
+}, e struct{}, r func(...*T) (T, error), w interface {
+	Get(int) (T, bool)
+	Set(...T)
+}) int {
+	return s.X
+}
+`,
+		"main.go": `package main
+
+import (
+	"fmt"
+
+	"example.com/types/lib"
+)
+
+func main() {
+	fmt.Println(lib.Variadic(), lib.Variadic(func(*lib.T) {}))
+	fmt.Println(lib.Funcs(nil, nil, nil, nil))
+	fmt.Println(lib.Literals(struct{ A *lib.T; B int }{}, nil, nil))
+	fmt.Println(lib.Containers(nil, nil, [2]func(*lib.T){}, nil))
+	fmt.Println(lib.Generic(lib.Box[*lib.T]{}, nil, lib.Box[func(lib.T)]{}))
+	fmt.Println(lib.Embedded(struct {
+		lib.T
+		X int "json:\"x\""
+	}{}, struct{}{}, nil, nil))
+}
+`,
+	})
+	recs := map[RecorderKind]*trace.Recording{}
+	var inst *Session
+	for _, k := range []RecorderKind{RecorderDelve, RecorderInstrument} {
+		s, err := Open(context.Background(), []string{"go", "run", "."}, dir, Options{Recorder: k, Timeout: time.Minute})
+		if err != nil {
+			t.Fatalf("%s recorder: %v", k, err)
+		}
+		defer s.Close()
+		recs[k], inst = s.Recording(), s
+	}
+	if diffs := compareRecordings(recs[RecorderDelve], recs[RecorderInstrument], false); len(diffs) > 0 {
+		for _, d := range diffs {
+			t.Errorf("%s", d.text)
+		}
+	}
+	f, err := recs[RecorderInstrument].Frame(fid("example.com/types/lib.Variadic", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "[]func(*example.com/types/lib.T)"; len(f.Args) != 1 || f.Args[0].Type != want {
+		t.Errorf("lib.Variadic#1's arguments %+v, want fs of type %s", f.Args, want)
+	}
+	flt, err := inst.Frame(context.Background(), fid("example.com/types/lib.Variadic", 1))
+	if err != nil {
+		t.Fatalf("the trace of lib.Variadic#1: %v", err)
+	}
+	if len(flt.Steps) == 0 || flt.Steps[0].Line != 8 {
+		t.Errorf("the trace of lib.Variadic#1 has steps %+v, want line 8 first", flt.Steps)
+	}
+}
+
 // difference is one difference between two recordings; key says where and
 // what (without the values).
 // (value names the argument for a difference of arguments).

@@ -1507,8 +1507,79 @@ func typeName(t reflect.Type) string {
 			return "chan<- " + typeName(t.Elem())
 		}
 		return "chan " + typeName(t.Elem())
+	case reflect.Func:
+		return "func" + signature(t)
+	case reflect.Struct:
+		if t.NumField() == 0 {
+			return "struct {}"
+		}
+		var b strings.Builder
+		b.WriteString("struct { ")
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			if i > 0 {
+				b.WriteString("; ")
+			}
+			if !f.Anonymous {
+				b.WriteString(f.Name + " ")
+			}
+			b.WriteString(typeName(f.Type))
+			if f.Tag != "" {
+				b.WriteString(" " + strconv.Quote(string(f.Tag)))
+			}
+		}
+		b.WriteString(" }")
+		return b.String()
+	case reflect.Interface:
+		if t.NumMethod() == 0 {
+			return "interface {}"
+		}
+		var b strings.Builder
+		b.WriteString("interface { ")
+		for i := 0; i < t.NumMethod(); i++ {
+			m := t.Method(i)
+			if i > 0 {
+				b.WriteString("; ")
+			}
+			b.WriteString(m.Name + signature(m.Type))
+		}
+		b.WriteString(" }")
+		return b.String()
 	}
 	return t.String()
+}
+
+// signature spells the parameters and results of a function type as
+// typeName does its types.
+func signature(t reflect.Type) string {
+	var b strings.Builder
+	b.WriteByte('(')
+	for i := 0; i < t.NumIn(); i++ {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if t.IsVariadic() && i == t.NumIn()-1 {
+			b.WriteString("..." + typeName(t.In(i).Elem()))
+		} else {
+			b.WriteString(typeName(t.In(i)))
+		}
+	}
+	b.WriteByte(')')
+	switch t.NumOut() {
+	case 0:
+	case 1:
+		b.WriteString(" " + typeName(t.Out(0)))
+	default:
+		b.WriteString(" (")
+		for i := 0; i < t.NumOut(); i++ {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(typeName(t.Out(i)))
+		}
+		b.WriteByte(')')
+	}
+	return b.String()
 }
 
 // rec records a recovered panic value.
