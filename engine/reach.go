@@ -488,6 +488,9 @@ func diffArgs(want, got []trace.Value, vars []*proc.Variable, tmp string) string
 			continue
 		}
 		if !sameArg(&want[i], &got[i], tmp) {
+			if got[i].Text == want[i].Text {
+				return fmt.Sprintf("argument %s is %s of type %s, the recording has %s of type %s", want[i].Name, got[i].Text, got[i].Type, want[i].Text, want[i].Type)
+			}
 			return fmt.Sprintf("argument %s is %s, the recording has %s", want[i].Name, got[i].Text, want[i].Text)
 		}
 	}
