@@ -81,9 +81,14 @@ func rank(fs []*finding) {
 }
 
 // effective is the strength with a verified fix's bonus, and a malus for
-// a fix that was tried and failed.
+// a fix that was tried and failed. A bound met exactly is common on any
+// path: until its fix is verified, the boundary rule's finding is only as
+// strong as the spectrum's, and its statement's score ranks it among them.
 func (f *finding) effective() int {
 	s := f.strength
+	if s == strengthBoundary && (f.verification == nil || f.verification.Status == report.NotRun) {
+		return strengthSBFL
+	}
 	if f.verification != nil {
 		switch f.verification.Status {
 		case report.Passed:

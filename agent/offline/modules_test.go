@@ -693,3 +693,77 @@ func TestSetFar(t *testing.T) {
 		t.Errorf("verification %+v, want passed", d.Verification)
 	}
 }
+
+// TestDiagnoseUnverifiedBound: a bound met exactly on the failing path
+// (len(p) <= 1 with a one-letter key) whose fix is not verified is no
+// stronger than the spectrum: the statement run by the failing test alone
+// (the value cut one byte late and upper-cased) is the root cause, and the
+// bound a suspect.
+func TestDiagnoseUnverifiedBound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records and re-runs")
+	}
+	dir := writeModule(t, map[string]string{"pairs.go": `package m
+
+import "strings"
+
+// Pairs parses "a=1,b=2" into its keys and values; a key alone has "".
+func Pairs(s string) map[string]string {
+	out := map[string]string{}
+	for _, p := range strings.Split(s, ",") {
+		k, v := cut(p)
+		out[k] = v
+	}
+	return out
+}
+
+func cut(p string) (string, string) {
+	if len(p) <= 1 {
+		return p, "" // a one-letter key
+	}
+	for i := 0; i < len(p); i++ {
+		if p[i] == ':' || p[i] == '=' {
+			return p[:i], strings.ToUpper(p[i+1:])
+		}
+	}
+	return p, ""
+}
+`, "pairs_test.go": `package m
+
+import "testing"
+
+func TestPairs(t *testing.T) {
+	got := Pairs("a=x,b")
+	if got["a"] != "x" || got["b"] != "" {
+		t.Fatalf("Pairs = %q", got)
+	}
+}
+
+func TestKeys(t *testing.T) {
+	if got := Pairs("key,k"); len(got) != 2 || got["key"] != "" || got["k"] != "" {
+		t.Fatalf("Pairs = %q", got)
+	}
+}
+`})
+	argv := []string{"go", "test", "."}
+	s, err := engine.Open(context.Background(), argv, dir, engine.Options{Timeout: 2 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	d, err := Diagnose(context.Background(), s, Options{Target: gocmd.Target{Argv: argv, Dir: dir}, NoVerify: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(d.Text())
+	if d.Method != "sbfl" || d.RootCause.Line != 21 {
+		t.Errorf("root cause line %d by %s, want line 21 (the value's slice) by the spectrum", d.RootCause.Line, d.Method)
+	}
+	found := false
+	for _, c := range d.Candidates {
+		found = found || c.Line == 16
+	}
+	if !found {
+		t.Errorf("candidates %+v, want the bound at line 16 among them", d.Candidates)
+	}
+}
