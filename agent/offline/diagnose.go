@@ -46,6 +46,10 @@ func Diagnose(ctx context.Context, dbg Debugger, opts Options) (*report.Diagnosi
 		d.note("no target command line: no spectrum and no verification")
 	}
 
+	if diag := d.hung(); diag != nil {
+		return diag, nil
+	}
+
 	roots := d.testRoots()
 	var scope []int32
 	if len(roots) > 0 {

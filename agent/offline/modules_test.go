@@ -767,3 +767,77 @@ func TestKeys(t *testing.T) {
 		t.Errorf("candidates %+v, want the bound at line 16 among them", d.Candidates)
 	}
 }
+
+// TestDiagnoseHang: a test that waits an hour (Run counts one worker too
+// many, and gives up on them after an hour: the runtime sees no deadlock)
+// is killed at the recording's timeout. The diagnosis says where each
+// goroutine was, from the recording alone (a re-run of the test would hang
+// again), the test's goroutine first.
+func TestDiagnoseHang(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records")
+	}
+	dir := writeModule(t, map[string]string{
+		"work.go": `package m
+
+import (
+	"sync"
+	"time"
+)
+
+// Run runs n workers and waits for them, up to an hour.
+func Run(n int, out chan<- int) bool {
+	var wg sync.WaitGroup
+	wg.Add(n)
+	for i := 1; i < n; i++ {
+		go work(i, &wg, out)
+	}
+	done := make(chan bool)
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return true
+	case <-time.After(time.Hour):
+		return false
+	}
+}
+
+func work(i int, wg *sync.WaitGroup, out chan<- int) {
+	defer wg.Done()
+	out <- i
+}
+`,
+		"work_test.go": `package m
+
+import "testing"
+
+func TestRun(t *testing.T) {
+	out := make(chan int, 10)
+	if !Run(3, out) || len(out) != 3 {
+		t.Fatalf("%d results, want 3", len(out))
+	}
+}
+`})
+	argv := []string{"go", "test", "."}
+	s, err := engine.Open(context.Background(), argv, dir, engine.Options{Timeout: 3 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	d, err := Diagnose(context.Background(), s, Options{Target: gocmd.Target{Argv: argv, Dir: dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(d.Text())
+	if d.Method != "hang" || d.RootCause.Func != "example.com/m.Run" || !strings.Contains(d.Summary, "did not end") {
+		t.Errorf("method %q, root cause %+v, summary %q; want the hang, in m.Run", d.Method, d.RootCause, d.Summary)
+	}
+	if len(d.Evidence) != 2 || !strings.Contains(d.Evidence[0].Claim, "m.Run#1, called by example.com/m.TestRun#1 at work_test.go:7") ||
+		!strings.HasPrefix(d.Evidence[0].Value, "n = 3, out = ") ||
+		!strings.Contains(d.Evidence[1].Claim, "m.Run.func1#1, called by a go statement of example.com/m.Run#1 at work.go:16") {
+		t.Errorf("evidence %+v, want m.Run#1 called by the test, with its arguments, then the goroutine waiting for the workers", d.Evidence)
+	}
+}
