@@ -12,12 +12,12 @@ import (
 // maxHangEvidence bounds the goroutines a hang's diagnosis shows.
 const maxHangEvidence = 8
 
-// hung is the diagnosis of a run that adi killed at its timeout with
-// frames still running: where each goroutine was when it was stopped,
-// from the recording alone. Nothing is run again: a re-execution of those
-// frames, or a test run of the spectrum, would wait for the same end that
-// never came. It returns nil for a run that ended (or had no frame still
-// running).
+// hung is the diagnosis of a run that adi stopped (at its timeout, or
+// interrupted) with frames still running: where each goroutine was when
+// it was stopped, from the recording alone. Nothing is run again: a
+// re-execution of those frames, or a test run of the spectrum, would wait
+// for the same end that never came. It returns nil for a run that ended
+// (or had no frame still running).
 func (d *diagnoser) hung() *report.Diagnosis {
 	if !d.rec.Outcome.Killed {
 		return nil
@@ -53,9 +53,9 @@ func (d *diagnoser) hung() *report.Diagnosis {
 	top := frames[0]
 	diag := &report.Diagnosis{
 		RootCause: report.Location{File: d.rel(top.Decl.File), Line: top.Decl.Line, Func: top.FID.Func, FID: top.FID.String()},
-		Summary: fmt.Sprintf("the run did not end: killed at the timeout with %d goroutine(s) still running; %s never returned",
+		Summary: fmt.Sprintf("the run did not end: stopped with %d goroutine(s) still running; %s never returned",
 			len(frames), top.FID),
-		Explanation: "adi stopped the run at its --timeout, as go test's -timeout would. The frames still running then " +
+		Explanation: "adi stopped the run (at its --timeout, as go test's -timeout would). The frames still running then " +
 			"show where each goroutine was: one that waits for ever (a channel no one sends on, a WaitGroup counted " +
 			"too high, a lock held) or loops without end. Look at the innermost frame of each (adi repl: frame FID) " +
 			"for the statement it was at, or raise --timeout if the run is only slow.",
