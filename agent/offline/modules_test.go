@@ -34,12 +34,20 @@ func writeModule(t *testing.T, files map[string]string) string {
 // offline; the session is closed when the test ends.
 func diagnoseIn(t *testing.T, dir string, argv ...string) (*engine.Session, *report.Diagnosis) {
 	t.Helper()
-	s, err := engine.Open(context.Background(), argv, dir, engine.Options{Timeout: 2 * time.Minute})
+	return diagnoseWith(t, dir, engine.Options{Timeout: 2 * time.Minute}, Options{}, argv...)
+}
+
+// diagnoseWith is diagnoseIn with the recording's and the diagnoser's
+// options (the target is argv in dir).
+func diagnoseWith(t *testing.T, dir string, eo engine.Options, o Options, argv ...string) (*engine.Session, *report.Diagnosis) {
+	t.Helper()
+	s, err := engine.Open(context.Background(), argv, dir, eo)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	d, err := Diagnose(context.Background(), s, Options{Target: gocmd.Target{Argv: argv, Dir: dir}})
+	o.Target = gocmd.Target{Argv: argv, Dir: dir}
+	d, err := Diagnose(context.Background(), s, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -745,17 +753,7 @@ func TestKeys(t *testing.T) {
 	}
 }
 `})
-	argv := []string{"go", "test", "."}
-	s, err := engine.Open(context.Background(), argv, dir, engine.Options{Timeout: 2 * time.Minute})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	d, err := Diagnose(context.Background(), s, Options{Target: gocmd.Target{Argv: argv, Dir: dir}, NoVerify: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Log(d.Text())
+	_, d := diagnoseWith(t, dir, engine.Options{Timeout: 2 * time.Minute}, Options{NoVerify: true}, "go", "test", ".")
 	if d.Method != "sbfl" || d.RootCause.Line != 21 {
 		t.Errorf("root cause line %d by %s, want line 21 (the value's slice) by the spectrum", d.RootCause.Line, d.Method)
 	}
@@ -821,17 +819,7 @@ func TestRun(t *testing.T) {
 	}
 }
 `})
-	argv := []string{"go", "test", "."}
-	s, err := engine.Open(context.Background(), argv, dir, engine.Options{Timeout: 3 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	d, err := Diagnose(context.Background(), s, Options{Target: gocmd.Target{Argv: argv, Dir: dir}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Log(d.Text())
+	_, d := diagnoseWith(t, dir, engine.Options{Timeout: 3 * time.Second}, Options{}, "go", "test", ".")
 	if d.Method != "hang" || d.RootCause.Func != "example.com/m.Run" || !strings.Contains(d.Summary, "did not end") {
 		t.Errorf("method %q, root cause %+v, summary %q; want the hang, in m.Run", d.Method, d.RootCause, d.Summary)
 	}
