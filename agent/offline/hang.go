@@ -77,14 +77,14 @@ func (d *diagnoser) hung() *report.Diagnosis {
 		diag.Evidence = append(diag.Evidence, d.evidence(f, f.Decl, claim, strings.Join(args, ", ")))
 	}
 	if len(d.rec.Outcome.FailedTests) > 0 {
-		d.note("tests that failed before the timeout: " + strings.Join(d.rec.Outcome.FailedTests, ", "))
+		d.note("tests that failed before the run was stopped: " + strings.Join(d.rec.Outcome.FailedTests, ", "))
 	}
 	diag.Partial = strings.Join(d.notes, "; ")
 	return diag
 }
 
-// runsTest reports whether f is on a test's goroutine: the goroutine's
-// first frame is declared in a test file.
+// runsTest reports whether f is on a test's goroutine: f or a caller of
+// it, up to the goroutine's first frame, is declared in a test file.
 func (d *diagnoser) runsTest(f *trace.Frame) bool {
 	for f != nil {
 		if isTestFile(f.Decl.File) {
