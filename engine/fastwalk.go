@@ -145,18 +145,18 @@ func (in *inFrame) walkFast(ctx context.Context, visits []*visit, cur *visit, at
 			return visits, cur, false, false, err
 		}
 	}
-	// A panic the recording did not have. (The one that ends the run
-	// stops at Delve's breakpoint for unrecovered panics.)
-	if !in.panics {
-		onG, err := parser.ParseExpr(fmt.Sprintf("runtime.curg.goid == %d", in.goid))
-		if err == nil {
-			err = w.onEntry(idFastPanic, "runtime.gopanic", onG)
-		}
-		if err != nil {
-			clearBPs()
-			unlock()
-			return visits, cur, false, false, err
-		}
+	// A panic on the frame's goroutine: one the recording did not have
+	// aborts the walk; the one that ends the run (it stops at Delve's
+	// breakpoint for unrecovered panics) is where the frame's last
+	// statement ends (see notePanic).
+	onG, err := parser.ParseExpr(fmt.Sprintf("runtime.curg.goid == %d", in.goid))
+	if err == nil {
+		err = w.onEntry(idFastPanic, "runtime.gopanic", onG)
+	}
+	if err != nil {
+		clearBPs()
+		unlock()
+		return visits, cur, false, false, err
 	}
 	unlock()
 
@@ -200,8 +200,11 @@ func (in *inFrame) walkFast(ctx context.Context, visits []*visit, cur *visit, at
 				unlock()
 				return visits, cur, true, false, err
 			case bp.Logical.LogicalID == idFastPanic:
-				unlock()
-				return visits, cur, false, false, errFastAbort
+				if !in.panics {
+					unlock()
+					return visits, cur, false, false, errFastAbort
+				}
+				in.notePanic(tgt, th)
 			case bp.Logical.LogicalID == idIndirect:
 				if library {
 					cur.indirect++

@@ -127,3 +127,72 @@ func TestWalkFastGivesUp(t *testing.T) {
 		t.Errorf("after giving up:\n%s\nDelve's Step:\n%s", a, b)
 	}
 }
+
+// TestPanicStepChanges: a frame that a panic unwinds in its last statement
+// (fill's third s.push, which appends, then panics) has that statement's
+// changes, read when the panic began: walked by walkFast and by Delve's
+// Step, the last step shows s with its third item.
+func TestPanicStepChanges(t *testing.T) {
+	dir := writeModule(t, map[string]string{
+		"go.mod": "module example.com/full\n\ngo 1.22\n",
+		"main.go": `package main
+
+type stack struct{ items []int }
+
+func (s *stack) push(v int) {
+	s.items = append(s.items, v)
+	if len(s.items) > 2 {
+		panic("stack full")
+	}
+}
+
+func fill(s *stack, n int) {
+	for i := 1; i <= n; i++ {
+		s.push(i * 10)
+	}
+}
+
+func main() {
+	fill(&stack{}, 3)
+}
+`})
+	s, err := Open(context.Background(), []string{"go", "run", "."}, dir, Options{Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rec := s.Recording()
+	f, err := rec.Frame(trace.FID{Func: "main.fill", Index: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Exit != trace.Panicked {
+		t.Fatalf("%s ended %v, want panicked", f.FID, f.Exit)
+	}
+	for _, how := range []struct {
+		name string
+		s    stepping
+	}{{"walkFast", stepAuto}, {"Delve's Step", stepSlow}} {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		flt, err := traceFrame(ctx, s.prog, rec, f, Limits{}, how.s, nil)
+		cancel()
+		if err != nil {
+			t.Fatalf("%s: %v", how.name, err)
+		}
+		last := flt.Steps[len(flt.Steps)-1]
+		c := changedVar(last, "s")
+		if last.Line != 14 || last.Visit != 3 || c == nil || !strings.Contains(c.New.Text, "items: []int{10, 20, 30}") {
+			t.Errorf("%s, the trace:\n%s", how.name, describeSteps(flt))
+		}
+	}
+}
+
+// changedVar returns the change of name in step st, or nil.
+func changedVar(st trace.Step, name string) *trace.Change {
+	for i := range st.Changes {
+		if st.Changes[i].Var == name {
+			return &st.Changes[i]
+		}
+	}
+	return nil
+}

@@ -323,6 +323,9 @@ func traceOnce(ctx context.Context, prog *Program, rec *trace.Recording, f *trac
 	n := 0
 	end := -1 // the visit past the one until accepted
 	visits, ended, err := in.walk(ctx, func(v *visit) bool {
+		// A panic that began before this visit was recovered: the frame
+		// went on.
+		in.atPanic = nil
 		vals, order := in.locals(last != nil)
 		if last != nil {
 			last.after, last.order = vals, order
@@ -340,6 +343,11 @@ func traceOnce(ctx context.Context, prog *Program, rec *trace.Recording, f *trac
 	})
 	if err != nil {
 		return nil, fmt.Errorf("stepping through %s: %w", f.FID, err)
+	}
+	if ended && f.Exit == trace.Panicked && last != nil && last.after == nil && in.atPanic != nil {
+		// The panic unwound the frame in its last statement: what that
+		// statement changed is what the frame held when the panic began.
+		last.after, last.order = in.atPanic.vals, in.atPanic.order
 	}
 	seen := map[trace.Pos]int{}
 	for _, v := range visits {

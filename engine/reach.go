@@ -63,6 +63,18 @@ type inFrame struct {
 	// noSkip turns off the counting of a callee's recursive entries when
 	// a call is stepped over with a return breakpoint (see skipAhead).
 	noSkip bool
+	// atPanic is the frame's arguments and locals when a panic last
+	// started on its goroutine while the frame was open (see notePanic):
+	// a frame the panic unwinds has no next statement whose visit would
+	// read what its last one changed.
+	atPanic *snapshot
+}
+
+// snapshot is the arguments and locals of a frame at one point, by name
+// and in order.
+type snapshot struct {
+	vals  map[string]trace.Value
+	order []string
 }
 
 // reach re-executes prog to the entry of frame f (the f.FID.Index-th
@@ -719,19 +731,60 @@ func (in *inFrame) returnValues() []trace.Value {
 // At the frame's entry the results are not set yet: they are left out
 // (withResults false), so that they appear as created when first written.
 func (in *inFrame) locals(withResults bool) (map[string]trace.Value, []string) {
-	cfg := in.lim.loadConfig()
 	// One scope for both: each costs a stack trace of the goroutine.
 	grp, unlock := in.p.d.LockTargetGroup()
+	scope, err := proc.ConvertEvalScope(grp.Selected, in.goid, 0, 0)
 	var args, locs []*proc.Variable
-	if scope, err := proc.ConvertEvalScope(grp.Selected, in.goid, 0, 0); err == nil {
-		all, _ := scope.Locals(0, "") // declared, not read yet
-		isArg := func(v *proc.Variable) bool {
-			return v.Flags&(proc.VariableArgument|proc.VariableReturnArgument) != 0
-		}
-		args, _ = readVars(scope, configFor(all, isArg, cfg), false)
-		locs, _ = readVars(scope, configFor(all, func(v *proc.Variable) bool { return !isArg(v) }, cfg), true)
+	if err == nil {
+		args, locs = in.readLocals(scope)
 	}
 	unlock()
+	return in.localValues(args, locs, withResults)
+}
+
+// notePanic reads the frame's arguments and locals into in.atPanic; th,
+// of the frame's goroutine, is stopped at the entry of runtime.gopanic,
+// with the frame on its stack (the panic unwinds it later, if nothing
+// recovers). The caller holds the target's lock.
+func (in *inFrame) notePanic(tgt *proc.Target, th proc.Thread) {
+	g, err := proc.GetG(th)
+	if err != nil || g == nil || g.ID != in.goid {
+		return
+	}
+	st, err := proc.ThreadStacktrace(tgt, th, maxPanicDepth)
+	if err != nil {
+		return
+	}
+	for i := range st {
+		if st[i].Current.Fn == in.fn && st[i].FrameOffset() == in.off {
+			args, locs := in.readLocals(proc.FrameToScope(tgt, tgt.Memory(), g, th.ThreadID(), st[i:]...))
+			vals, order := in.localValues(args, locs, true)
+			in.atPanic = &snapshot{vals, order}
+			return
+		}
+	}
+}
+
+// maxPanicDepth bounds the frames between a panic and the traced frame
+// that notePanic looks through.
+const maxPanicDepth = 1024
+
+// readLocals reads the arguments and the locals in scope, with the
+// frame's load configuration; the caller holds the target's lock.
+func (in *inFrame) readLocals(scope *proc.EvalScope) (args, locs []*proc.Variable) {
+	cfg := in.lim.loadConfig()
+	all, _ := scope.Locals(0, "") // declared, not read yet
+	isArg := func(v *proc.Variable) bool {
+		return v.Flags&(proc.VariableArgument|proc.VariableReturnArgument) != 0
+	}
+	args, _ = readVars(scope, configFor(all, isArg, cfg), false)
+	locs, _ = readVars(scope, configFor(all, func(v *proc.Variable) bool { return !isArg(v) }, cfg), true)
+	return args, locs
+}
+
+// localValues converts what readLocals read into a step's snapshot: the
+// values by name and the names in order.
+func (in *inFrame) localValues(args, locs []*proc.Variable, withResults bool) (map[string]trace.Value, []string) {
 	vals := map[string]trace.Value{}
 	var order []string
 	for _, v := range append(args, locs...) {

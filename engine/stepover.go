@@ -95,6 +95,7 @@ func (in *inFrame) stepOverCall(ctx context.Context, callee *proc.Stackframe, co
 	if callee.Current.Fn != nil && callee.Current.Fn.Name == "runtime.gopanic" {
 		// The frame panicked already: gopanic runs its deferred calls,
 		// or those of the frames it called.
+		w.in.notePanic(tgt, tgt.CurrentThread())
 		if err := w.panicking(); err != nil {
 			return false, err
 		}
@@ -376,6 +377,7 @@ func (w *watcher) handle(th proc.Thread, bp *proc.Breakpoint, slotOff int64) (ba
 		if err != nil || g == nil || g.ID != w.in.goid {
 			return false, nil
 		}
+		w.in.notePanic(w.tgt, th)
 		return false, w.panicking()
 	}
 	return false, nil
