@@ -105,7 +105,8 @@ func Diagnose(ctx context.Context, dbg Debugger, opts Options) (*report.Diagnosi
 	slices.Sort(focus)
 
 	var findings []*finding
-	if pf, msg := d.panicked(scope); pf != nil {
+	pf, msg := d.panicked(scope)
+	if pf != nil {
 		opts.Log("adi: tracing the panic in %s back to its origin", pf.FID)
 		fnd, err := d.diagnosePanic(ctx, pf, msg)
 		switch {
@@ -135,9 +136,12 @@ func Diagnose(ctx context.Context, dbg Debugger, opts Options) (*report.Diagnosi
 		// it off by one (a bound that let the index through, a slice not
 		// grown). The boundary rule looks for one on the failing path;
 		// its fix, verified, outranks the panic, and is dropped when the
-		// re-run refutes it.
+		// re-run refutes it. The rule traces the first frame of each
+		// function it is given: the panic's own frames come first, else
+		// a loop's earlier calls that did not panic would be traced
+		// instead.
 		opts.Log("adi: checking the failing path for off-by-one bounds")
-		findings = append(findings, d.boundaryFindings(ctx, focus, scope)...)
+		findings = append(findings, d.boundaryFindings(ctx, append(d.stackOf(pf), focus...), scope)...)
 	}
 	if ctx.Err() != nil {
 		return nil, ctx.Err()

@@ -702,6 +702,157 @@ func TestSetFar(t *testing.T) {
 	}
 }
 
+// TestDiagnoseGuardedPanicLoop: the guard off by one is in a function
+// called several times before the call that panics (a heap's sift-down,
+// its right child read one past the end when the heap has an even size):
+// the boundary rule traces the panic's own frames, not the function's
+// first call, which met no bound.
+func TestDiagnoseGuardedPanicLoop(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records and re-runs")
+	}
+	dir := writeModule(t, map[string]string{
+		"heap.go": `package m
+
+// Heap is a min-heap of ints.
+type Heap struct{ items []any }
+
+func less(a, b any) bool { return a.(int) < b.(int) }
+
+// at returns the item at i, nil past the end.
+func (h *Heap) at(i int) any {
+	if i < len(h.items) {
+		return h.items[i]
+	}
+	return nil
+}
+
+// down moves the item at i down to its place.
+func (h *Heap) down(i int) {
+	n := len(h.items)
+	for 2*i+1 < n {
+		m := 2*i + 1
+		if r := m + 1; r <= n && less(h.at(r), h.at(m)) {
+			m = r
+		}
+		if !less(h.at(m), h.at(i)) {
+			return
+		}
+		h.items[i], h.items[m] = h.items[m], h.items[i]
+		i = m
+	}
+}
+
+// New makes a heap of the values.
+func New(values ...int) *Heap {
+	h := &Heap{}
+	for _, v := range values {
+		h.items = append(h.items, v)
+	}
+	for i := len(h.items)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+	return h
+}
+
+// Pop removes and returns the least value.
+func (h *Heap) Pop() int {
+	top := h.items[0].(int)
+	last := len(h.items) - 1
+	h.items[0] = h.items[last]
+	h.items = h.items[:last]
+	h.down(0)
+	return top
+}
+`,
+		"heap_test.go": `package m
+
+import "testing"
+
+func TestNew(t *testing.T) {
+	if h := New(5, 2, 4, 1, 3); h.items[0] != 1 {
+		t.Fatalf("least %v, want 1", h.items[0])
+	}
+}
+
+func TestPopAll(t *testing.T) {
+	h := New(9, 4, 7, 1, 8, 2, 6)
+	for _, want := range []int{1, 2, 4, 6, 7, 8, 9} {
+		if got := h.Pop(); got != want {
+			t.Fatalf("Pop() = %d, want %d", got, want)
+		}
+	}
+}
+`})
+	_, d := diagnoseIn(t, dir, "go", "test", ".")
+	if d.Method != "boundary" || d.RootCause.Line != 21 {
+		t.Errorf("root cause line %d by %s, want line 21 (r <= n) by the boundary rule", d.RootCause.Line, d.Method)
+	}
+	if d.Verification == nil || d.Verification.Status != report.Passed {
+		t.Errorf("verification %+v, want passed", d.Verification)
+	}
+}
+
+// TestDiagnoseBoundInAssignment: the comparison off by one is assigned
+// (`full := q.Len() >= q.max`), not an if's condition, and one side is a
+// call: it is evaluated with the result the call's frame returned.
+func TestDiagnoseBoundInAssignment(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records and re-runs")
+	}
+	dir := writeModule(t, map[string]string{
+		"queue.go": `package m
+
+// Queue keeps the last max items pushed.
+type Queue struct {
+	items []int
+	max   int
+}
+
+func (q *Queue) Len() int { return len(q.items) }
+
+// Push adds v, dropping the oldest item when the queue is over its size;
+// it reports whether it dropped one.
+func (q *Queue) Push(v int) bool {
+	q.items = append(q.items, v)
+	full := q.Len() >= q.max
+	if full {
+		q.items = q.items[1:]
+	}
+	return full
+}
+`,
+		"queue_test.go": `package m
+
+import "testing"
+
+func TestPush(t *testing.T) {
+	q := &Queue{max: 2}
+	q.Push(1)
+	if q.Push(2) || q.Len() != 2 {
+		t.Fatalf("pushing 2 items on a queue of 2 dropped one: %v", q.items)
+	}
+}
+
+func TestPushOver(t *testing.T) {
+	q := &Queue{max: 2}
+	for v := 1; v <= 3; v++ {
+		q.Push(v)
+	}
+	if q.Len() != 2 || q.items[0] != 2 {
+		t.Fatalf("items %v, want [2 3]", q.items)
+	}
+}
+`})
+	_, d := diagnoseIn(t, dir, "go", "test", ".")
+	if d.Method != "boundary" || d.RootCause.Line != 15 {
+		t.Errorf("root cause line %d by %s, want line 15 (q.Len() >= q.max) by the boundary rule", d.RootCause.Line, d.Method)
+	}
+	if d.Verification == nil || d.Verification.Status != report.Passed {
+		t.Errorf("verification %+v, want passed", d.Verification)
+	}
+}
+
 // TestDiagnoseUnverifiedBound: a bound met exactly on the failing path
 // (len(p) <= 1 with a one-letter key) whose fix is not verified is no
 // stronger than the spectrum: the statement run by the failing test alone

@@ -101,6 +101,16 @@ func (d *diagnoser) panicked(scope []int32) (*trace.Frame, string) {
 	return nil, ""
 }
 
+// stackOf returns the frames open when f was: f, its caller, and so on
+// up to the root, innermost first.
+func (d *diagnoser) stackOf(f *trace.Frame) []int32 {
+	out := []int32{int32(f.Seq)}
+	for p := f.Parent; p >= 0; p = d.rec.ParentOf(p) {
+		out = append(out, int32(p))
+	}
+	return out
+}
+
 // recoverer returns the nearest caller of f that returned normally: the
 // frame whose deferred recover swallowed f's panic (nil when the panic
 // ended the run).

@@ -6,6 +6,7 @@ import (
 	"go/ast"
 	"go/token"
 	"strconv"
+	"strings"
 
 	"github.com/adi-go/adi/agent/report"
 	"github.com/adi-go/adi/agent/syntax"
@@ -81,11 +82,14 @@ func (d *diagnoser) boundaryFindings(ctx context.Context, focus, scope []int32) 
 			if fs, ok := node.(*ast.ForStmt); ok && step.Visit > 1 {
 				vars = withPost(fs, &flt.Steps[i], vars)
 			}
+			if is, ok := node.(*ast.IfStmt); ok && i == len(flt.Steps)-1 && f.Exit == trace.Panicked {
+				vars = withInit(is, file, vars)
+			}
 			for _, be := range comparisons(cond) {
-				l, r := file.Text(be.X), file.Text(be.Y)
+				l, r, vars := d.withCalls(file, node, be, &flt.Steps[i], vars)
 				if eq, ok := evalBool("("+l+") == ("+r+")", vars); ok && eq {
 					v, _ := evalText(l, vars)
-					add(&boundaryHit{f: f, file: file, be: be, pos: step.Pos, left: l, right: r, value: v, loop: loop})
+					add(&boundaryHit{f: f, file: file, be: be, pos: step.Pos, left: file.Text(be.X), right: file.Text(be.Y), value: v, loop: loop})
 				}
 			}
 		}
@@ -100,15 +104,112 @@ func (d *diagnoser) boundaryFindings(ctx context.Context, focus, scope []int32) 
 	return out
 }
 
-// condOf returns the condition of an if or for statement.
+// condOf returns the condition of an if or for statement, or the value
+// of an assignment or a return of one value (`evict := n >= max`,
+// `return i < len(s)`): comparisons decide there as well.
 func condOf(st ast.Stmt) (cond ast.Expr, loop bool) {
 	switch s := st.(type) {
 	case *ast.IfStmt:
 		return s.Cond, false
 	case *ast.ForStmt:
 		return s.Cond, true
+	case *ast.AssignStmt:
+		if len(s.Rhs) == 1 {
+			return s.Rhs[0], false
+		}
+	case *ast.ReturnStmt:
+		if len(s.Results) == 1 {
+			return s.Results[0], false
+		}
 	}
 	return nil, false
+}
+
+// withCalls returns the sides of comparison be, of statement stmt, with
+// its calls replaced by names that vars (copied) binds to what the calls
+// returned in step: `c.list.Len() >= c.size` is evaluated with the result
+// of the Len frame the step called. A call is bound when the statement
+// makes one call by its name, the step called one function by that name,
+// and that frame has one result.
+func (d *diagnoser) withCalls(file *syntax.File, stmt ast.Node, be *ast.BinaryExpr, step *trace.Step, vars map[string]*trace.Value) (l, r string, _ map[string]*trace.Value) {
+	l, r = file.Text(be.X), file.Text(be.Y)
+	calls := map[string]int{}
+	ast.Inspect(stmt, func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.CallExpr:
+			calls[callName(x)]++
+		}
+		return true
+	})
+	callees := map[string][]trace.FID{}
+	for _, fid := range step.Callees {
+		name := fid.Func[strings.LastIndexByte(fid.Func, '.')+1:]
+		callees[name] = append(callees[name], fid)
+	}
+	var out map[string]*trace.Value
+	bind := func(side ast.Expr) string {
+		text := file.Text(side)
+		base := file.Offset(side.Pos())
+		// Replaced from the last call back, so that offsets hold.
+		var found []*ast.CallExpr
+		ast.Inspect(side, func(n ast.Node) bool {
+			switch x := n.(type) {
+			case *ast.FuncLit:
+				return false
+			case *ast.CallExpr:
+				found = append(found, x)
+				return false
+			}
+			return true
+		})
+		for k := len(found) - 1; k >= 0; k-- {
+			call := found[k]
+			name := callName(call)
+			if name == "" || calls[name] != 1 || len(callees[name]) != 1 {
+				continue
+			}
+			fr := d.frame(callees[name][0])
+			if fr == nil || len(fr.Results) != 1 {
+				continue
+			}
+			if out == nil {
+				out = make(map[string]*trace.Value, len(vars)+2)
+				for k, v := range vars {
+					out[k] = v
+				}
+			}
+			bound := fmt.Sprintf("adi_call_%d", len(out)-len(vars))
+			res := fr.Results[0]
+			res.Name = bound
+			out[bound] = &res
+			s, e := file.Offset(call.Pos())-base, file.Offset(call.End())-base
+			text = text[:s] + bound + text[e:]
+		}
+		return text
+	}
+	l, r = bind(be.X), bind(be.Y)
+	if out == nil {
+		return l, r, vars
+	}
+	return l, r, out
+}
+
+// callName is the name of the function or method a call calls (Len for
+// c.list.Len()), "" for a call of a function value made by an expression.
+func callName(call *ast.CallExpr) string {
+	switch f := ast.Unparen(call.Fun).(type) {
+	case *ast.Ident:
+		return f.Name
+	case *ast.SelectorExpr:
+		return f.Sel.Name
+	case *ast.IndexExpr: // a generic function instantiated: f[int](x)
+		return callName(&ast.CallExpr{Fun: f.X})
+	case *ast.IndexListExpr:
+		return callName(&ast.CallExpr{Fun: f.X})
+	}
+	return ""
 }
 
 // comparisons returns the ordering comparisons of a condition, looking
@@ -334,6 +435,43 @@ func replaceIn(file *syntax.File, outer, inner ast.Node, repl string) string {
 	o := file.Text(outer)
 	s, e := file.Offset(inner.Pos())-file.Offset(outer.Pos()), file.Offset(inner.End())-file.Offset(outer.Pos())
 	return o[:s] + repl + o[e:]
+}
+
+// withInit binds the integers an if statement's init declares (`r := m +
+// 1`) in the variables of the frame's last step when a panic ended it in
+// the condition: the debugger shows a variable from the line after its
+// declaration, and the panic left no later line to show it on, so the
+// step's variables hold none, or an earlier iteration's.
+func withInit(is *ast.IfStmt, file *syntax.File, vars map[string]*trace.Value) map[string]*trace.Value {
+	as, ok := is.Init.(*ast.AssignStmt)
+	if !ok || as.Tok != token.DEFINE || len(as.Lhs) != len(as.Rhs) {
+		return vars
+	}
+	var out map[string]*trace.Value
+	for i, lhs := range as.Lhs {
+		id, ok := lhs.(*ast.Ident)
+		if !ok || id.Name == "_" {
+			continue
+		}
+		text, ok := evalText(file.Text(as.Rhs[i]), vars)
+		if !ok {
+			continue
+		}
+		if _, err := strconv.ParseInt(text, 10, 64); err != nil {
+			continue
+		}
+		if out == nil {
+			out = make(map[string]*trace.Value, len(vars)+len(as.Lhs))
+			for k, x := range vars {
+				out[k] = x
+			}
+		}
+		out[id.Name] = &trace.Value{Name: id.Name, Type: "int", Kind: trace.KindInt, Text: text}
+	}
+	if out == nil {
+		return vars
+	}
+	return out
 }
 
 // withPost applies a loop's `i++` or `i--` post statement to the variables
