@@ -315,7 +315,12 @@ type node struct {
 }
 
 // canonical builds the call trees of a recording: roots in order of entry,
-// children in the order their caller made the call (RunOrder).
+// children in the order their caller made the call (RunOrder). Goroutines
+// that one go statement started, run again by the caller (in a loop), are
+// in the order of their arguments among themselves: which of them a run
+// of the statement started is told by the order the goroutines first ran
+// in, which is the scheduler's (their spawn edges, caller and call site,
+// are the same).
 func canonical(rec *trace.Recording) []*node {
 	nodes := make([]*node, rec.Len())
 	for i := range nodes {
@@ -332,8 +337,34 @@ func canonical(rec *trace.Recording) []*node {
 	}
 	for _, n := range nodes {
 		sort.SliceStable(n.kids, func(a, b int) bool { return n.kids[a].f.RunOrder() < n.kids[b].f.RunOrder() })
+		sortSpawns(n.kids)
 	}
 	return roots
+}
+
+// sortSpawns orders the goroutines each go statement of kids' caller
+// started by their arguments of basic kinds (the values both recorders
+// keep whole), in the places they hold.
+func sortSpawns(kids []*node) {
+	groups := map[trace.Pos][]int{}
+	for i, k := range kids {
+		if k.f.Spawn {
+			groups[k.f.CallSite] = append(groups[k.f.CallSite], i)
+		}
+	}
+	for _, at := range groups {
+		if len(at) < 2 {
+			continue
+		}
+		group := make([]*node, len(at))
+		for j, i := range at {
+			group[j] = kids[i]
+		}
+		sort.SliceStable(group, func(a, b int) bool { return basicTexts(group[a].f.Args) < basicTexts(group[b].f.Args) })
+		for j, i := range at {
+			kids[i] = group[j]
+		}
+	}
 }
 
 // compareRecordings lists the differences between the Delve recorder's
@@ -489,6 +520,18 @@ func diffValues(want, got []trace.Value) string {
 		}
 	}
 	return ""
+}
+
+// basicTexts is texts of the values of basic kinds.
+func basicTexts(vs []trace.Value) string {
+	var basic []trace.Value
+	for _, v := range vs {
+		switch v.Kind {
+		case trace.KindBool, trace.KindInt, trace.KindUint, trace.KindFloat, trace.KindComplex, trace.KindString:
+			basic = append(basic, v)
+		}
+	}
+	return texts(basic)
 }
 
 func texts(vs []trace.Value) string {
