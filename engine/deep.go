@@ -21,14 +21,18 @@ func (s *Session) FLT(ctx context.Context, f *trace.Frame) (*trace.FLT, error) {
 	return s.FLTUntil(ctx, f, nil)
 }
 
+// Until says whether a trace ends with the statement at pos, about to run
+// with the frame's arguments and locals vars (see FLTUntil).
+type Until func(pos trace.Pos, vars map[string]trace.Value) bool
+
 // FLTUntil returns the beginning of the Frame Lifetime Trace of f: up to
-// and with the first statement at a position until accepts, or the whole
-// trace when none is (or when it is built already). A caller that looks
-// for one statement (the diagnoser, for a test's first failed assertion)
-// saves stepping through the rest, which for a table-driven test is most
-// of it. Such a beginning is not cached (its Note says where it ends); a
-// whole trace is. A nil until accepts none (FLT).
-func (s *Session) FLTUntil(ctx context.Context, f *trace.Frame, until func(trace.Pos) bool) (*trace.FLT, error) {
+// and with the first statement until accepts, or the whole trace when none
+// is (or when it is built already). A caller that looks for one statement
+// (the diagnoser, for a test's first failed assertion) saves stepping
+// through the rest, which for a table-driven test is most of it. Such a
+// beginning is not cached (its Note says where it ends); a whole trace is.
+// A nil until accepts none (FLT).
+func (s *Session) FLTUntil(ctx context.Context, f *trace.Frame, until Until) (*trace.FLT, error) {
 	s.fltMu.Lock()
 	defer s.fltMu.Unlock()
 	if flt, ok := s.flts[f.FID]; ok {
@@ -38,8 +42,8 @@ func (s *Session) FLTUntil(ctx context.Context, f *trace.Frame, until func(trace
 		return nil, err
 	}
 	accepted := false
-	flt, err := s.buildFLT(ctx, f, func(p trace.Pos) bool {
-		accepted = until != nil && until(p)
+	flt, err := s.buildFLT(ctx, f, func(p trace.Pos, vars map[string]trace.Value) bool {
+		accepted = until != nil && until(p, vars)
 		return accepted
 	})
 	if err == nil && !accepted {
@@ -51,7 +55,7 @@ func (s *Session) FLTUntil(ctx context.Context, f *trace.Frame, until func(trace
 // buildFLT builds the trace of f (see FLTUntil for until) with the
 // session's limits, its statements' text and its loops summarized
 // (s.fltMu held).
-func (s *Session) buildFLT(ctx context.Context, f *trace.Frame, until func(trace.Pos) bool) (*trace.FLT, error) {
+func (s *Session) buildFLT(ctx context.Context, f *trace.Frame, until Until) (*trace.FLT, error) {
 	bctx, cancel := context.WithTimeout(ctx, s.execTimeout)
 	defer cancel()
 	flt, err := buildFLT(bctx, s.prog, s.rec, f, s.lim, stepAuto, until)

@@ -283,9 +283,9 @@ func BuildFLT(ctx context.Context, prog *Program, rec *trace.Recording, f *trace
 }
 
 // buildFLT is BuildFLT, stepping as how says. When until is not nil, the
-// trace ends with the first statement at a position until accepts (with
-// what it changed): see Session.FLTUntil.
-func buildFLT(ctx context.Context, prog *Program, rec *trace.Recording, f *trace.Frame, lim Limits, how stepping, until func(trace.Pos) bool) (*trace.FLT, error) {
+// trace ends with the first statement until accepts (with what it
+// changed): see Session.FLTUntil.
+func buildFLT(ctx context.Context, prog *Program, rec *trace.Recording, f *trace.Frame, lim Limits, how stepping, until Until) (*trace.FLT, error) {
 	flt, err := traceFrame(ctx, prog, rec, f, lim, how, until)
 	if errors.Is(err, errFastAbort) {
 		// The run left the recorded path: step again as Delve does.
@@ -297,7 +297,7 @@ func buildFLT(ctx context.Context, prog *Program, rec *trace.Recording, f *trace
 // traceFrame is one way of buildFLT through frame f: one re-execution,
 // or two when skipping a callee's recursive calls left the recorded path
 // (see skipAhead).
-func traceFrame(ctx context.Context, prog *Program, rec *trace.Recording, f *trace.Frame, lim Limits, how stepping, until func(trace.Pos) bool) (*trace.FLT, error) {
+func traceFrame(ctx context.Context, prog *Program, rec *trace.Recording, f *trace.Frame, lim Limits, how stepping, until Until) (*trace.FLT, error) {
 	flt, err := traceOnce(ctx, prog, rec, f, lim, how, until, false)
 	if errors.Is(err, errSkipAhead) {
 		flt, err = traceOnce(ctx, prog, rec, f, lim, how, until, true)
@@ -306,7 +306,7 @@ func traceFrame(ctx context.Context, prog *Program, rec *trace.Recording, f *tra
 }
 
 // traceOnce is one re-execution of buildFLT.
-func traceOnce(ctx context.Context, prog *Program, rec *trace.Recording, f *trace.Frame, lim Limits, how stepping, until func(trace.Pos) bool, noSkip bool) (*trace.FLT, error) {
+func traceOnce(ctx context.Context, prog *Program, rec *trace.Recording, f *trace.Frame, lim Limits, how stepping, until Until, noSkip bool) (*trace.FLT, error) {
 	lim = lim.withDefaults()
 	in, err := reach(ctx, prog, rec, f, lim)
 	if err != nil {
@@ -334,7 +334,7 @@ func traceOnce(ctx context.Context, prog *Program, rec *trace.Recording, f *trac
 		}
 		last = v
 		n++
-		if end < 0 && until != nil && until(v.pos) {
+		if end < 0 && until != nil && until(v.pos, vals) {
 			end = n + 1
 		}
 		// Two visits past the limit: the header line's (dropped below),

@@ -239,20 +239,17 @@ func TestLoopSummary(t *testing.T) {
 }
 
 // TestFLTUntil builds the beginning of a trace: up to the fifth run of
-// the loop's if (line 19), the loop's first iteration kept and the next
-// three summarized, with the calls made so far only. It is not cached:
-// the whole trace is built afterwards. With no statement accepted it is
-// the whole trace, which is cached.
+// the loop's if (line 19), which until finds by the value of i there, the
+// loop's first iteration kept and the next three summarized, with the
+// calls made so far only. It is not cached: the whole trace is built
+// afterwards. With no statement accepted it is the whole trace, which is
+// cached.
 func TestFLTUntil(t *testing.T) {
 	ctx := context.Background()
 	s := newSession(t, "go", "run", "./testdata/loop")
 	f := s.Recording().Invocations("main.simulate")[0]
-	runs := 0
-	flt, err := s.FLTUntil(ctx, f, func(p trace.Pos) bool {
-		if p.Line == 19 {
-			runs++
-		}
-		return runs == 5
+	flt, err := s.FLTUntil(ctx, f, func(p trace.Pos, vars map[string]trace.Value) bool {
+		return p.Line == 19 && vars["i"].Text == "4"
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -283,12 +280,12 @@ func TestFLTUntil(t *testing.T) {
 	if full == flt || full.Note != "" || full.Skipped[0].Iterations != 98 {
 		t.Fatalf("the whole trace: %q, skips %+v", full.Note, full.Skipped)
 	}
-	if again, err := s.FLTUntil(ctx, f, func(trace.Pos) bool { return true }); err != nil || again != full {
+	if again, err := s.FLTUntil(ctx, f, func(trace.Pos, map[string]trace.Value) bool { return true }); err != nil || again != full {
 		t.Fatalf("once built, the whole trace is the answer: %v", err)
 	}
 
 	report := s.Recording().Invocations("main.report")[0]
-	whole, err := s.FLTUntil(ctx, report, func(trace.Pos) bool { return false })
+	whole, err := s.FLTUntil(ctx, report, func(trace.Pos, map[string]trace.Value) bool { return false })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,8 +19,8 @@ type Debugger interface {
 	// FLT returns the trace of frame f, built on first use.
 	FLT(ctx context.Context, f *trace.Frame) (*trace.FLT, error)
 	// FLTUntil returns the trace of frame f up to and with the first
-	// statement at a position until accepts (all of it if none is).
-	FLTUntil(ctx context.Context, f *trace.Frame, until func(trace.Pos) bool) (*trace.FLT, error)
+	// statement until accepts (all of it if none is).
+	FLTUntil(ctx context.Context, f *trace.Frame, until engine.Until) (*trace.FLT, error)
 	// Execute evaluates stmt at the k-th visit of line in frame fid.
 	Execute(ctx context.Context, fid trace.FID, line, k int, stmt string) (*engine.ExecResult, error)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/adi-go/adi/agent/gocmd"
 	"github.com/adi-go/adi/agent/report"
 	"github.com/adi-go/adi/agent/syntax"
+	"github.com/adi-go/adi/engine"
 	"github.com/adi-go/adi/engine/trace"
 )
 
@@ -82,10 +83,10 @@ func (d *diagnoser) flt(ctx context.Context, f *trace.Frame) (*trace.FLT, *frame
 	return d.fltUntil(ctx, f, nil)
 }
 
-// fltUntil is flt, the trace ending with the first statement at a
-// position until accepts when until is not nil (Debugger.FLTUntil): that
-// beginning is what the diagnoser keeps of the frame.
-func (d *diagnoser) fltUntil(ctx context.Context, f *trace.Frame, until func(trace.Pos) bool) (*trace.FLT, *frameState, error) {
+// fltUntil is flt, the trace ending with the first statement until
+// accepts when until is not nil (Debugger.FLTUntil): that beginning is
+// what the diagnoser keeps of the frame.
+func (d *diagnoser) fltUntil(ctx context.Context, f *trace.Frame, until engine.Until) (*trace.FLT, *frameState, error) {
 	if st, ok := d.states[f.FID]; ok {
 		return st.flt, st, nil
 	}

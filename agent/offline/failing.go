@@ -154,10 +154,12 @@ func (d *diagnoser) failures(ctx context.Context, roots []int32) []failure {
 	// A frame's trace is built up to its first reported line only: the
 	// first failed assertion is the evidence, and a table-driven test's
 	// trace goes on for thousands of statements after it.
-	reported := func(p trace.Pos) bool {
+	// A table-driven test runs the line of a testify assertion once a
+	// case: the visits of cases whose assertion held go by.
+	reported := func(p trace.Pos, vals map[string]trace.Value) bool {
 		for _, r := range reports {
 			if r.line == p.Line && r.file == filepath.Base(p.File) {
-				return true
+				return !d.assertHolds(p, pointers(vals))
 			}
 		}
 		return false
@@ -177,6 +179,10 @@ func (d *diagnoser) failures(ctx context.Context, roots []int32) []failure {
 		if err != nil {
 			continue
 		}
+		// By report: the first visit of its line whose assertion held,
+		// taken when no visit failed (the values tell wrong: a want of
+		// another type, equal in text).
+		held := map[int]int{}
 		for j, step := range flt.Steps {
 			// Reports come out in the order the assertions failed. A
 			// report at a statement that is not t.Errorf is a call of a
@@ -193,6 +199,12 @@ func (d *diagnoser) failures(ctx context.Context, roots []int32) []failure {
 				used[report] = true // logged, not failed
 				continue
 			}
+			if report >= 0 && d.assertHolds(step.Pos, st.before(j)) {
+				if _, ok := held[report]; !ok {
+					held[report] = j
+				}
+				continue
+			}
 			helper := d.panickedHelper(f, flt, j)
 			if report < 0 && !testFailRE.MatchString(step.Stmt) && helper == nil {
 				continue
@@ -207,6 +219,103 @@ func (d *diagnoser) failures(ctx context.Context, roots []int32) []failure {
 			d.assertion(flt, st, &fl)
 			out = append(out, fl)
 		}
+		for k := range reports {
+			if j, ok := held[k]; ok && !used[k] {
+				fl := failure{test: f, step: j, ifStep: -1, message: reports[k].msg}
+				used[k] = true
+				d.assertion(flt, st, &fl)
+				out = append(out, fl)
+			}
+		}
+	}
+	return out
+}
+
+// assertHolds reports whether the testify assertion at p held, with vars
+// the variables as it ran: assert.Equal(t, want, got), require.NoError(t,
+// err), a.True(ok) on an *assert.Assertions, and their …f forms. False
+// when the statement is no such assertion or a value is not known in full.
+func (d *diagnoser) assertHolds(p trace.Pos, vars map[string]*trace.Value) bool {
+	file, err := d.src.File(p.File)
+	if err != nil {
+		return false
+	}
+	es, ok := file.StmtAt(p.Line).(*ast.ExprStmt)
+	if !ok {
+		return false
+	}
+	call, ok := es.X.(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	x, ok := sel.X.(*ast.Ident)
+	if !ok {
+		return false
+	}
+	args := call.Args
+	if v, isVar := vars[x.Name]; isVar {
+		// assert := assert.New(t): the methods take no t.
+		if !strings.Contains(v.Type, "github.com/stretchr/testify/") {
+			return false
+		}
+	} else {
+		if x.Name != "assert" && x.Name != "require" || len(args) == 0 {
+			return false
+		}
+		args = args[1:]
+	}
+	values := func(n int) ([]string, bool) {
+		if len(args) < n {
+			return nil, false
+		}
+		var out []string
+		for _, a := range args[:n] {
+			text, ok := evalText(file.Text(a), vars)
+			if !ok || strings.Contains(text, "…") {
+				return nil, false
+			}
+			out = append(out, text)
+		}
+		return out, true
+	}
+	name := sel.Sel.Name
+	if len(name) > 1 && strings.HasSuffix(name, "f") {
+		name = name[:len(name)-1] // Equalf
+	}
+	switch name {
+	case "Equal", "EqualValues", "Exactly", "NotEqual", "NotEqualValues":
+		vs, ok := values(2)
+		return ok && (vs[0] == vs[1]) == !strings.HasPrefix(name, "Not")
+	case "True", "False", "Nil", "NoError", "NotNil", "Error":
+		vs, ok := values(1)
+		if !ok {
+			return false
+		}
+		switch name {
+		case "True":
+			return vs[0] == "true"
+		case "False":
+			return vs[0] == "false"
+		case "Nil", "NoError":
+			return vs[0] == "nil"
+		default:
+			return vs[0] != "nil"
+		}
+	}
+	return false
+}
+
+// pointers returns vars with pointers to its values, as the evaluator
+// takes them.
+func pointers(vars map[string]trace.Value) map[string]*trace.Value {
+	out := make(map[string]*trace.Value, len(vars))
+	for k := range vars {
+		v := vars[k]
+		out[k] = &v
 	}
 	return out
 }
