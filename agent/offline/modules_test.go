@@ -21,9 +21,15 @@ import (
 func writeModule(t *testing.T, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
-	files["go.mod"] = "module example.com/m\n\ngo 1.26\n"
+	if _, ok := files["go.mod"]; !ok {
+		files["go.mod"] = "module example.com/m\n\ngo 1.26\n"
+	}
 	for name, src := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -850,6 +856,160 @@ func TestPushOver(t *testing.T) {
 	}
 	if d.Verification == nil || d.Verification.Status != report.Passed {
 		t.Errorf("verification %+v, want passed", d.Verification)
+	}
+}
+
+// TestDiagnoseTableAssert: a table-driven test checks each case with
+// testify's assert.Equal (a stand-in module of that path, its Equal and
+// Assertions.Equal), whose line every case runs: the failed check is the
+// visit of the first case that failed (Sum#2 of TestSum, Sum#5 of
+// TestSumMethods), not the first case's. Sum(1)'s loop ends at once, so
+// the debugger never shows its i: the bound `i < n` is met by the value
+// i's init gives.
+func TestDiagnoseTableAssert(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records and re-runs")
+	}
+	dir := writeModule(t, map[string]string{
+		"go.mod": `module example.com/m
+
+go 1.26
+
+require github.com/stretchr/testify v1.11.1
+
+replace github.com/stretchr/testify => ./testify
+`,
+		"testify/go.mod": "module github.com/stretchr/testify\n\ngo 1.26\n",
+		"testify/assert/assert.go": `package assert
+
+import "reflect"
+
+type TestingT interface {
+	Errorf(format string, args ...any)
+	Helper()
+}
+
+func Equal(t TestingT, expected, actual any, msgAndArgs ...any) bool {
+	t.Helper()
+	if !reflect.DeepEqual(expected, actual) {
+		t.Errorf("Not equal: expected: %v, actual: %v", expected, actual)
+		return false
+	}
+	return true
+}
+
+type Assertions struct{ t TestingT }
+
+func New(t TestingT) *Assertions { return &Assertions{t} }
+
+func (a *Assertions) Equal(expected, actual any, msgAndArgs ...any) bool {
+	a.t.Helper()
+	return Equal(a.t, expected, actual, msgAndArgs...)
+}
+`,
+		"sum.go": `package m
+
+// Sum adds the numbers from 1 to n.
+func Sum(n int) int {
+	total := 0
+	for i := 1; i < n; i++ {
+		total += i
+	}
+	return total
+}
+`,
+		"sum_test.go": `package m
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestSum(t *testing.T) {
+	for _, tc := range []struct{ n, want int }{{0, 0}, {1, 1}, {3, 6}} {
+		got := Sum(tc.n)
+		assert.Equal(t, tc.want, got)
+	}
+}
+
+func TestSumMethods(t *testing.T) {
+	a := assert.New(t)
+	for _, tc := range []struct{ n, want int }{{0, 0}, {2, 3}} {
+		got := Sum(tc.n)
+		a.Equal(tc.want, got, "Sum(%d)", tc.n)
+	}
+}
+`})
+	_, d := diagnoseIn(t, dir, "go", "test", ".")
+	var checks []string
+	for _, e := range d.Evidence {
+		if strings.Contains(e.Claim, "check") {
+			checks = append(checks, e.Claim)
+		}
+	}
+	if len(checks) != 2 || !strings.Contains(checks[0], "m.Sum#2 returned 0") || !strings.Contains(checks[1], "m.Sum#5 returned 1") {
+		t.Errorf("the failed checks:\n%s\nwant Sum#2 (TestSum's second case) and Sum#5 (TestSumMethods' second)", strings.Join(checks, "\n"))
+	}
+	if d.Method != "boundary" || d.RootCause.Line != 6 {
+		t.Errorf("root cause line %d by %s, want line 6 (i < n) by the boundary rule", d.RootCause.Line, d.Method)
+	}
+}
+
+// TestDiagnoseInfallibleWrites: `_, _ = b.WriteString(…)` and `_, _ =
+// fmt.Fprint(&b, …)` on a bytes.Buffer discard an error that is always
+// nil: no dropped error is a suspect, and the separator written only
+// between words is the root cause.
+func TestDiagnoseInfallibleWrites(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records and re-runs")
+	}
+	dir := writeModule(t, map[string]string{
+		"list.go": `package m
+
+import (
+	"bytes"
+	"fmt"
+)
+
+// List writes the words as a list: [a, b].
+func List(words []string) string {
+	var b bytes.Buffer
+	_, _ = b.WriteString("[")
+	for i, w := range words {
+		if i > 0 {
+			b.WriteString(" ")
+		}
+		b.WriteString(w)
+	}
+	_, _ = fmt.Fprint(&b, "]")
+	return b.String()
+}
+`,
+		"list_test.go": `package m
+
+import "testing"
+
+func TestListOne(t *testing.T) {
+	if got := List([]string{"a"}); got != "[a]" {
+		t.Errorf("List = %q, want [a]", got)
+	}
+}
+
+func TestListTwo(t *testing.T) {
+	if got := List([]string{"a", "b"}); got != "[a, b]" {
+		t.Errorf("List = %q, want [a, b]", got)
+	}
+}
+`})
+	_, d := diagnoseIn(t, dir, "go", "test", ".")
+	if d.RootCause.Line != 14 {
+		t.Errorf("root cause line %d by %s, want line 14 (the separator)", d.RootCause.Line, d.Method)
+	}
+	for _, c := range d.Candidates {
+		if strings.Contains(c.Reason, "dropped-error") {
+			t.Errorf("suspect %s:%d: %s", c.File, c.Line, c.Reason)
+		}
 	}
 }
 

@@ -79,11 +79,15 @@ func (d *diagnoser) boundaryFindings(ctx context.Context, focus, scope []int32) 
 			node := file.StmtAt(step.Line)
 			cond, loop := condOf(node)
 			vars := st.afterStep(i)
-			if fs, ok := node.(*ast.ForStmt); ok && step.Visit > 1 {
-				vars = withPost(fs, &flt.Steps[i], vars)
-			}
-			if is, ok := node.(*ast.IfStmt); ok && i == len(flt.Steps)-1 && f.Exit == trace.Panicked {
-				vars = withInit(is, file, vars)
+			switch s := node.(type) {
+			case *ast.IfStmt:
+				vars = withInit(s.Init, file, st.before(i), vars)
+			case *ast.ForStmt:
+				if step.Visit == 1 {
+					vars = withInit(s.Init, file, st.before(i), vars)
+				} else {
+					vars = withPost(s, &flt.Steps[i], vars)
+				}
 			}
 			for _, be := range comparisons(cond) {
 				l, r, vars := d.withCalls(file, node, be, &flt.Steps[i], vars)
@@ -437,13 +441,15 @@ func replaceIn(file *syntax.File, outer, inner ast.Node, repl string) string {
 	return o[:s] + repl + o[e:]
 }
 
-// withInit binds the integers an if statement's init declares (`r := m +
-// 1`) in the variables of the frame's last step when a panic ended it in
-// the condition: the debugger shows a variable from the line after its
-// declaration, and the panic left no later line to show it on, so the
-// step's variables hold none, or an earlier iteration's.
-func withInit(is *ast.IfStmt, file *syntax.File, vars map[string]*trace.Value) map[string]*trace.Value {
-	as, ok := is.Init.(*ast.AssignStmt)
+// withInit binds in vars, the variables after an if statement or a
+// loop's first header step, the integers the statement's init declares
+// (`r := m + 1`, `i := 1`), evaluated over before, the variables before
+// it. The debugger shows a variable from the line after its declaration:
+// when the condition was false, or a panic ended the frame in it, no later
+// line of the variable's scope ran to show it on, and the step's variables
+// hold none, or an earlier statement's of that name.
+func withInit(init ast.Stmt, file *syntax.File, before, vars map[string]*trace.Value) map[string]*trace.Value {
+	as, ok := init.(*ast.AssignStmt)
 	if !ok || as.Tok != token.DEFINE || len(as.Lhs) != len(as.Rhs) {
 		return vars
 	}
@@ -453,7 +459,7 @@ func withInit(is *ast.IfStmt, file *syntax.File, vars map[string]*trace.Value) m
 		if !ok || id.Name == "_" {
 			continue
 		}
-		text, ok := evalText(file.Text(as.Rhs[i]), vars)
+		text, ok := evalText(file.Text(as.Rhs[i]), before)
 		if !ok {
 			continue
 		}

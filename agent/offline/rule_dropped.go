@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"go/ast"
+	"go/token"
 	"regexp"
 	"strconv"
 	"strings"
@@ -125,7 +126,7 @@ func (d *diagnoser) droppedAt(ctx context.Context, file *syntax.File, as *ast.As
 			return fnd
 		}
 	}
-	if first == nil || recomputedNil {
+	if first == nil || recomputedNil || neverFails(pkg, call, firstVars) {
 		return nil
 	}
 	// The error could not be recomputed: say that it is discarded, if the
@@ -147,6 +148,50 @@ func (d *diagnoser) droppedAt(ctx context.Context, file *syntax.File, as *ast.As
 	fnd.explanation = fmt.Sprintf("`%s` ignores %s; adi could not recompute the call to show whether it failed on the failing path.", stmt, may)
 	fnd.evidence = append(fnd.evidence, d.evidence(first, pos, fmt.Sprintf("`%s` discards a result", stmt), ""))
 	return fnd
+}
+
+// neverFails reports whether call writes to a strings.Builder or a
+// bytes.Buffer, whose writes are documented to return a nil error (its
+// Write methods, or fmt.Fprint… to one), by the types of vars; pkg is the
+// import path of the package a call of a package's function calls.
+func neverFails(pkg string, call *ast.CallExpr, vars map[string]*trace.Value) bool {
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	x, ok := sel.X.(*ast.Ident)
+	if !ok {
+		return false
+	}
+	infallible := func(e ast.Expr) bool {
+		if u, ok := e.(*ast.UnaryExpr); ok && u.Op == token.AND {
+			e = u.X
+		}
+		id, ok := e.(*ast.Ident)
+		if !ok {
+			return false
+		}
+		v, ok := vars[id.Name]
+		if !ok {
+			return false
+		}
+		switch strings.TrimPrefix(v.Type, "*") {
+		case "strings.Builder", "bytes.Buffer":
+			return true
+		}
+		return false
+	}
+	if _, isVar := vars[x.Name]; isVar {
+		switch sel.Sel.Name {
+		case "Write", "WriteString", "WriteByte", "WriteRune":
+			return infallible(x)
+		}
+		return false
+	}
+	if pkg == "fmt" && strings.HasPrefix(sel.Sel.Name, "Fprint") && len(call.Args) > 0 {
+		return infallible(call.Args[0])
+	}
+	return false
 }
 
 // libraryFunc returns the import path and name of a call of a package
