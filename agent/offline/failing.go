@@ -184,6 +184,11 @@ func (d *diagnoser) failures(ctx context.Context, roots []int32) []failure {
 		// another type, equal in text).
 		held := map[int]int{}
 		for j, step := range flt.Steps {
+			if n := len(out); n > 0 && out[n-1].test == f && d.sameStatement(flt, out[n-1].step, j) {
+				// A call of t.Errorf over several lines runs its first
+				// line again after an argument's call on the next.
+				continue
+			}
 			// Reports come out in the order the assertions failed. A
 			// report at a statement that is not t.Errorf is a call of a
 			// helper (t.Helper() reports the caller's line), such as
@@ -229,6 +234,30 @@ func (d *diagnoser) failures(ctx context.Context, roots []int32) []failure {
 		}
 	}
 	return out
+}
+
+// sameStatement reports whether step j of flt runs the statement of step
+// i again, with only lines of that statement between them.
+func (d *diagnoser) sameStatement(flt *trace.FLT, i, j int) bool {
+	a := flt.Steps[i]
+	if i >= j || flt.Steps[j].Pos != a.Pos {
+		return false
+	}
+	file, err := d.src.File(a.File)
+	if err != nil {
+		return false
+	}
+	st := file.StmtAt(a.Line)
+	if st == nil {
+		return false
+	}
+	first, last := file.Line(st.Pos()), file.Line(st.End())
+	for _, s := range flt.Steps[i+1 : j] {
+		if s.File != a.File || s.Line < first || s.Line > last {
+			return false
+		}
+	}
+	return true
 }
 
 // assertHolds reports whether the testify assertion at p held, with vars

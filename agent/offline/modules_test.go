@@ -1013,6 +1013,50 @@ func TestListTwo(t *testing.T) {
 	}
 }
 
+// TestDiagnoseMultilineErrorf: a t.Errorf over two lines whose second
+// calls a function runs its first line again: the failed case is one
+// check, with its report.
+func TestDiagnoseMultilineErrorf(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records and re-runs")
+	}
+	dir := writeModule(t, map[string]string{
+		"double.go": `package m
+
+// Double returns twice n.
+func Double(n int) int { return n + n + 1 }
+`,
+		"double_test.go": `package m
+
+import (
+	"strconv"
+	"testing"
+)
+
+func TestDouble(t *testing.T) {
+	for _, n := range []int{1, 2} {
+		if got := Double(n); got != 2*n {
+			t.Errorf("Double(%d) = %d, want %s",
+				n, got, strconv.Itoa(2*n))
+		}
+	}
+}
+`})
+	_, d := diagnoseIn(t, dir, "go", "test", ".")
+	var checks, reports []string
+	for _, e := range d.Evidence {
+		switch {
+		case strings.Contains(e.Claim, "check"):
+			checks = append(checks, e.Claim)
+		case strings.Contains(e.Claim, "reported"):
+			reports = append(reports, e.Claim)
+		}
+	}
+	if len(checks) != 1 || len(reports) != 1 || !strings.Contains(checks[0], "m.Double#1 returned 3") {
+		t.Errorf("the failed checks:\n%s\nreports:\n%s\nwant Double#1's, once", strings.Join(checks, "\n"), strings.Join(reports, "\n"))
+	}
+}
+
 // TestDiagnoseUnverifiedBound: a bound met exactly on the failing path
 // (len(p) <= 1 with a one-letter key) whose fix is not verified is no
 // stronger than the spectrum: the statement run by the failing test alone
