@@ -1057,6 +1057,57 @@ func TestDouble(t *testing.T) {
 	}
 }
 
+// TestDiagnoseSliceBounds: a slice expression's high bound one short
+// (`l.items[i+1:len(l.items)-1]`) panics when i is the last index, with
+// bounds [3:2]: the slice expression is the one those bounds are of, and
+// dropping the -1 is verified.
+func TestDiagnoseSliceBounds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records and re-runs")
+	}
+	dir := writeModule(t, map[string]string{
+		"list.go": `package m
+
+type List struct{ items []int }
+
+// Remove removes the item at i.
+func (l *List) Remove(i int) {
+	copy(l.items[i:], l.items[i+1:len(l.items)-1])
+	l.items = l.items[:len(l.items)-1]
+}
+`,
+		"list_test.go": `package m
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestRemoveFirst(t *testing.T) {
+	l := &List{items: []int{1, 2, 3}}
+	l.Remove(0)
+	if !slices.Equal(l.items, []int{2, 3}) {
+		t.Errorf("items %v, want [2 3]", l.items)
+	}
+}
+
+func TestRemoveLast(t *testing.T) {
+	l := &List{items: []int{1, 2, 3}}
+	l.Remove(2)
+	if !slices.Equal(l.items, []int{1, 2}) {
+		t.Errorf("items %v, want [1 2]", l.items)
+	}
+}
+`})
+	_, d := diagnoseIn(t, dir, "go", "test", ".")
+	if d.Method != "panic-origin" || d.RootCause.Line != 7 || !strings.Contains(d.Summary, "l.items[i+1:len(l.items)-1]") || !strings.Contains(d.Summary, "[3:2]") {
+		t.Errorf("root cause line %d by %s: %s; want line 7 by panic-origin, the slice expression with bounds [3:2]", d.RootCause.Line, d.Method, d.Summary)
+	}
+	if d.Verification == nil || d.Verification.Status != report.Passed || !strings.Contains(d.Fix, "+\tcopy(l.items[i:], l.items[i+1:len(l.items)])") {
+		t.Errorf("verification %+v, fix:\n%s\nwant the -1 dropped, verified", d.Verification, d.Fix)
+	}
+}
+
 // TestDiagnoseUnverifiedBound: a bound met exactly on the failing path
 // (len(p) <= 1 with a one-letter key) whose fix is not verified is no
 // stronger than the spectrum: the statement run by the failing test alone

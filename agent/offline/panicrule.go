@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/token"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -26,6 +27,9 @@ type panicSite struct {
 	// operand is the bad value's expression (the nil map or pointer, the
 	// index, the divisor); container is the indexed or sliced expression.
 	operand, container ast.Expr
+	// slice is the slice expression whose bounds a slice bounds panic
+	// gives, when they tell which it is.
+	slice *ast.SliceExpr
 	// value is the operand's recorded value as text.
 	value string
 }
@@ -66,6 +70,10 @@ func (d *diagnoser) diagnosePanic(ctx context.Context, f *trace.Frame, msg strin
 		claim += fmt.Sprintf(" (recovered in %s, which returned %s)", syntax.ShortFunc(r.FID.String()), resultsText(r))
 	}
 	fn.evidence = append(fn.evidence, d.evidence(f, pos, claim, value))
+	if site.slice != nil {
+		d.explainSlice(site, fn)
+		return fn, nil
+	}
 	if site.operand == nil {
 		fn.summary = fmt.Sprintf("%s panics at %s:%d: %s", syntax.ShortFunc(f.FID.Func), d.rel(pos.File), pos.Line, msg)
 		fn.explanation = fmt.Sprintf("The statement `%s` panicked with %q; adi could not tell which of its operands was bad.", stmtText, msg)
@@ -141,6 +149,10 @@ func (d *diagnoser) findOperand(ctx context.Context, s *panicSite) {
 				cands = append(cands, cand{op: x.Index, container: x.X})
 			}
 		case *ast.SliceExpr:
+			if s.info.kind == panicSlice && s.slice == nil && s.info.bounds != "" && sliceMatches(s.file, x, vars, s.info.bounds) {
+				// The slice expression the message's bounds are those of.
+				s.slice = x
+			}
 			if s.info.kind == panicSlice {
 				for _, e := range []ast.Expr{x.High, x.Low, x.Max} {
 					if e != nil {
@@ -163,6 +175,10 @@ func (d *diagnoser) findOperand(ctx context.Context, s *panicSite) {
 		}
 		return true
 	})
+	if s.slice != nil {
+		s.container = s.slice.X
+		return
+	}
 	// test says whether a candidate's value explains the panic.
 	test := func(c cand) (string, bool, bool) {
 		text := s.file.Text(c.op)
@@ -437,6 +453,80 @@ func (d *diagnoser) explainIndex(ctx context.Context, s *panicSite, fn *finding)
 				syntax.ShortFunc(o.f.FID.Func), src, syntax.ShortFunc(s.f.FID.Func), where)
 			fn.fixes = append(fn.fixes, *f)
 		}
+	}
+}
+
+// sliceMatches reports whether slice expression x, evaluated over vars,
+// has the bounds a slice bounds panic gave ("3:2", ":12", "::9", ":4:3",
+// "5:4:"): an omitted low bound is 0, an omitted high bound the length.
+func sliceMatches(file *syntax.File, x *ast.SliceExpr, vars map[string]*trace.Value, bounds string) bool {
+	val := func(e ast.Expr, dflt string) (string, bool) {
+		if e == nil {
+			if dflt == "" {
+				return "", false
+			}
+			return evalText(dflt, vars)
+		}
+		return evalText(file.Text(e), vars)
+	}
+	lo, okLo := val(x.Low, "0")
+	hi, okHi := val(x.High, "len("+file.Text(x.X)+")")
+	mx, okMax := val(x.Max, "")
+	var forms []string
+	if okHi {
+		forms = append(forms, ":"+hi)
+		if okLo {
+			forms = append(forms, lo+":"+hi, lo+":"+hi+":")
+		}
+		if okMax {
+			forms = append(forms, ":"+hi+":"+mx)
+		}
+	}
+	if okMax {
+		forms = append(forms, "::"+mx)
+	}
+	return slices.Contains(forms, bounds)
+}
+
+// explainSlice: a slice expression's bounds were out of range, which its
+// bounds as the message gives them show. Its fixes drop a ±1 on a bound:
+// `s[i+1:n-1]` → `s[i+1:n]`, and only verification decides.
+func (d *diagnoser) explainSlice(s *panicSite, fn *finding) {
+	pos := s.flt.Steps[s.step].Pos
+	where := fmt.Sprintf("%s:%d", d.rel(pos.File), pos.Line)
+	x := s.slice
+	text := s.file.Text(x)
+	vars := s.st.before(s.step)
+	var parts []string
+	for _, b := range []ast.Expr{x.Low, x.High, x.Max} {
+		if b == nil {
+			continue
+		}
+		if _, lit := ast.Unparen(b).(*ast.BasicLit); lit {
+			continue
+		}
+		if v, ok := evalText(s.file.Text(b), vars); ok {
+			parts = append(parts, s.file.Text(b)+" = "+v)
+		}
+	}
+	why := "its low bound is past its high bound"
+	if s.info.limit != "" {
+		why = "a bound is past the " + strings.TrimSpace(s.info.text[strings.LastIndex(s.info.text, "with ")+len("with "):])
+	}
+	fn.summary = fmt.Sprintf("%s slices `%s` with bounds [%s] at %s: %s", syntax.ShortFunc(s.f.FID.Func), text, s.info.bounds, where, why)
+	fn.explanation = fmt.Sprintf("`%s` slices %s with bounds [%s] (%s) and panics with %q.",
+		oneLine(s.file.Text(s.stmt)), s.file.Text(x.X), s.info.bounds, strings.Join(parts, ", "), s.info.text)
+	fn.evidence[len(fn.evidence)-1].Value = strings.Join(parts, ", ")
+	for _, b := range []ast.Expr{x.High, x.Low, x.Max} {
+		pm, ok := ast.Unparen(b).(*ast.BinaryExpr)
+		if b == nil || !ok || (pm.Op != token.ADD && pm.Op != token.SUB) || !isOne(pm.Y) {
+			continue
+		}
+		repl := s.file.Text(pm.X)
+		fn.fixes = append(fn.fixes, fix{
+			desc:  fmt.Sprintf("`%s` → `%s`", text, replaceIn(s.file, x, b, repl)),
+			edits: []edit{{file: s.file.Path, start: s.file.Offset(b.Pos()), end: s.file.Offset(b.End()), text: repl}},
+		})
 	}
 }
 

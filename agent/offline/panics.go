@@ -29,10 +29,18 @@ type panicInfo struct {
 	// index and length are set for index out of range.
 	index, length int64
 	hasIndex      bool
+	// bounds are the bounds a slice bounds panic gives, as written
+	// ("3:2", ":12"), and limit the length or capacity it names ("" when
+	// it names none: a low bound past the high one).
+	bounds, limit string
 }
 
-// indexRE reads the index and length of an index-out-of-range panic.
-var indexRE = regexp.MustCompile(`index out of range \[(-?\d+)\](?: with length (\d+))?`)
+// indexRE reads the index and length of an index-out-of-range panic;
+// sliceRE the bounds and the length or capacity of a slice bounds panic.
+var (
+	indexRE = regexp.MustCompile(`index out of range \[(-?\d+)\](?: with length (\d+))?`)
+	sliceRE = regexp.MustCompile(`slice bounds out of range \[([-\d:]*)\](?: with (?:length|capacity) (\d+))?`)
+)
 
 // classifyPanic reads a panic message as the runtime prints it.
 func classifyPanic(text string) panicInfo {
@@ -55,6 +63,9 @@ func classifyPanic(text string) panicInfo {
 		}
 	case strings.Contains(msg, "slice bounds out of range"):
 		p.kind = panicSlice
+		if m := sliceRE.FindStringSubmatch(msg); m != nil {
+			p.bounds, p.limit = m[1], m[2]
+		}
 	case strings.Contains(msg, "integer divide by zero"):
 		p.kind = panicDivide
 	case strings.HasPrefix(msg, "interface conversion"):

@@ -30,3 +30,21 @@ func TestClassifyPanic(t *testing.T) {
 		}
 	}
 }
+
+// TestClassifySliceBounds reads the bounds of the runtime's slice bounds
+// panics, and the length or capacity they name.
+func TestClassifySliceBounds(t *testing.T) {
+	for _, tc := range []struct{ msg, bounds, limit string }{
+		{"runtime error: slice bounds out of range [3:2]", "3:2", ""},
+		{"runtime error: slice bounds out of range [:12] with capacity 10", ":12", "10"},
+		{"runtime error: slice bounds out of range [:5] with length 4", ":5", "4"},
+		{"runtime error: slice bounds out of range [-1:]", "-1:", ""},
+		{"runtime error: slice bounds out of range [::9] with capacity 8", "::9", "8"},
+		{"runtime error: slice bounds out of range [:4:3]", ":4:3", ""},
+	} {
+		p := classifyPanic(tc.msg)
+		if p.kind != panicSlice || p.bounds != tc.bounds || p.limit != tc.limit {
+			t.Errorf("%q: kind %d, bounds %q, limit %q; want %q and %q", tc.msg, p.kind, p.bounds, p.limit, tc.bounds, tc.limit)
+		}
+	}
+}
