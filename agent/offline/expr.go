@@ -89,3 +89,17 @@ func parseExpr(s string) ast.Expr {
 	}
 	return e
 }
+
+// identCall splits a call x.Name(…) made on a name (a variable or a
+// package): ok is false for any other call.
+func identCall(call *ast.CallExpr) (x *ast.Ident, name string, ok bool) {
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	if !ok {
+		return nil, "", false
+	}
+	x, ok = sel.X.(*ast.Ident)
+	if !ok {
+		return nil, "", false
+	}
+	return x, sel.Sel.Name, true
+}

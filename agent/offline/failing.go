@@ -277,11 +277,7 @@ func (d *diagnoser) assertHolds(p trace.Pos, vars map[string]*trace.Value) bool 
 	if !ok {
 		return false
 	}
-	sel, ok := call.Fun.(*ast.SelectorExpr)
-	if !ok {
-		return false
-	}
-	x, ok := sel.X.(*ast.Ident)
+	x, name, ok := identCall(call)
 	if !ok {
 		return false
 	}
@@ -311,7 +307,6 @@ func (d *diagnoser) assertHolds(p trace.Pos, vars map[string]*trace.Value) bool 
 		}
 		return out, true
 	}
-	name := sel.Sel.Name
 	if len(name) > 1 && strings.HasSuffix(name, "f") {
 		name = name[:len(name)-1] // Equalf
 	}

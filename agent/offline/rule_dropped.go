@@ -155,11 +155,7 @@ func (d *diagnoser) droppedAt(ctx context.Context, file *syntax.File, as *ast.As
 // Write methods, or fmt.Fprint… to one), by the types of vars; pkg is the
 // import path of the package a call of a package's function calls.
 func neverFails(pkg string, call *ast.CallExpr, vars map[string]*trace.Value) bool {
-	sel, ok := call.Fun.(*ast.SelectorExpr)
-	if !ok {
-		return false
-	}
-	x, ok := sel.X.(*ast.Ident)
+	x, name, ok := identCall(call)
 	if !ok {
 		return false
 	}
@@ -182,13 +178,13 @@ func neverFails(pkg string, call *ast.CallExpr, vars map[string]*trace.Value) bo
 		return false
 	}
 	if _, isVar := vars[x.Name]; isVar {
-		switch sel.Sel.Name {
+		switch name {
 		case "Write", "WriteString", "WriteByte", "WriteRune":
 			return infallible(x)
 		}
 		return false
 	}
-	if pkg == "fmt" && strings.HasPrefix(sel.Sel.Name, "Fprint") && len(call.Args) > 0 {
+	if pkg == "fmt" && strings.HasPrefix(name, "Fprint") && len(call.Args) > 0 {
 		return infallible(call.Args[0])
 	}
 	return false
