@@ -149,7 +149,8 @@ func (d *diagnoser) withCalls(file *syntax.File, stmt ast.Node, be *ast.BinaryEx
 	})
 	callees := map[string][]trace.FID{}
 	for _, fid := range step.Callees {
-		name := fid.Func[strings.LastIndexByte(fid.Func, '.')+1:]
+		fn := strings.TrimSuffix(fid.Func, "[...]") // pkg.Map[...]
+		name := fn[strings.LastIndexByte(fn, '.')+1:]
 		callees[name] = append(callees[name], fid)
 	}
 	var out map[string]*trace.Value

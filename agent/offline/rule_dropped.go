@@ -193,11 +193,7 @@ func neverFails(pkg string, call *ast.CallExpr, vars map[string]*trace.Value) bo
 // libraryFunc returns the import path and name of a call of a package
 // function (strconv.Atoi → "strconv", "Atoi").
 func (d *diagnoser) libraryFunc(file *syntax.File, call *ast.CallExpr) (pkg, name string) {
-	sel, ok := call.Fun.(*ast.SelectorExpr)
-	if !ok {
-		return "", ""
-	}
-	id, ok := sel.X.(*ast.Ident)
+	id, fn, ok := identCall(call)
 	if !ok {
 		return "", ""
 	}
@@ -211,7 +207,7 @@ func (d *diagnoser) libraryFunc(file *syntax.File, call *ast.CallExpr) (pkg, nam
 			n = imp.Name.Name
 		}
 		if n == id.Name {
-			return p, sel.Sel.Name
+			return p, fn
 		}
 	}
 	return "", ""
