@@ -801,13 +801,19 @@ func TestPopAll(t *testing.T) {
 
 // TestDiagnoseBoundInAssignment: the comparison off by one is assigned
 // (`full := q.Len() >= q.max`), not an if's condition, and one side is a
-// call: it is evaluated with the result the call's frame returned.
+// call, of a method or of a generic function: it is evaluated with the
+// result the call's frame returned.
 func TestDiagnoseBoundInAssignment(t *testing.T) {
 	if testing.Short() {
 		t.Skip("records and re-runs")
 	}
-	dir := writeModule(t, map[string]string{
-		"queue.go": `package m
+	for _, tc := range []struct{ name, count string }{
+		{"method", "q.Len()"},
+		{"generic", "count(q.items)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := writeModule(t, map[string]string{
+				"queue.go": `package m
 
 // Queue keeps the last max items pushed.
 type Queue struct {
@@ -821,14 +827,16 @@ func (q *Queue) Len() int { return len(q.items) }
 // it reports whether it dropped one.
 func (q *Queue) Push(v int) bool {
 	q.items = append(q.items, v)
-	full := q.Len() >= q.max
+	full := ` + tc.count + ` >= q.max
 	if full {
 		q.items = q.items[1:]
 	}
 	return full
 }
+
+func count[T any](xs []T) int { return len(xs) }
 `,
-		"queue_test.go": `package m
+				"queue_test.go": `package m
 
 import "testing"
 
@@ -850,12 +858,14 @@ func TestPushOver(t *testing.T) {
 	}
 }
 `})
-	_, d := diagnoseIn(t, dir, "go", "test", ".")
-	if d.Method != "boundary" || d.RootCause.Line != 15 {
-		t.Errorf("root cause line %d by %s, want line 15 (q.Len() >= q.max) by the boundary rule", d.RootCause.Line, d.Method)
-	}
-	if d.Verification == nil || d.Verification.Status != report.Passed {
-		t.Errorf("verification %+v, want passed", d.Verification)
+			_, d := diagnoseIn(t, dir, "go", "test", ".")
+			if d.Method != "boundary" || d.RootCause.Line != 15 {
+				t.Errorf("root cause line %d by %s, want line 15 (%s >= q.max) by the boundary rule", d.RootCause.Line, d.Method, tc.count)
+			}
+			if d.Verification == nil || d.Verification.Status != report.Passed {
+				t.Errorf("verification %+v, want passed", d.Verification)
+			}
+		})
 	}
 }
 
