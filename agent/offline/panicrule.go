@@ -514,8 +514,12 @@ func (d *diagnoser) explainSlice(s *panicSite, fn *finding) {
 		why = "a bound is past the " + strings.TrimSpace(s.info.text[strings.LastIndex(s.info.text, "with ")+len("with "):])
 	}
 	fn.summary = fmt.Sprintf("%s slices `%s` with bounds [%s] at %s: %s", syntax.ShortFunc(s.f.FID.Func), text, s.info.bounds, where, why)
-	fn.explanation = fmt.Sprintf("`%s` slices %s with bounds [%s] (%s) and panics with %q.",
-		oneLine(s.file.Text(s.stmt)), s.file.Text(x.X), s.info.bounds, strings.Join(parts, ", "), s.info.text)
+	values := ""
+	if len(parts) > 0 {
+		values = " (" + strings.Join(parts, ", ") + ")"
+	}
+	fn.explanation = fmt.Sprintf("`%s` slices %s with bounds [%s]%s and panics with %q.",
+		oneLine(s.file.Text(s.stmt)), s.file.Text(x.X), s.info.bounds, values, s.info.text)
 	fn.evidence[len(fn.evidence)-1].Value = strings.Join(parts, ", ")
 	for _, b := range []ast.Expr{x.High, x.Low, x.Max} {
 		pm, ok := ast.Unparen(b).(*ast.BinaryExpr)
