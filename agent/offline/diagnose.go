@@ -130,18 +130,24 @@ func Diagnose(ctx context.Context, dbg Debugger, opts Options) (*report.Diagnosi
 		if f := d.sbflFinding(ranked, totalFailed, totalPassed, focus); f != nil {
 			findings = append(findings, f)
 		}
-	} else if len(findings[0].fixes) == 0 {
-		// The panic names the statement that failed and has no fix: an
-		// index out of range, most often, whose cause is a guard before
-		// it off by one (a bound that let the index through, a slice not
-		// grown). The boundary rule looks for one on the failing path;
-		// its fix, verified, outranks the panic, and is dropped when the
-		// re-run refutes it. The rule traces the first frame of each
-		// function it is given: the panic's own frames come first, else
-		// a loop's earlier calls that did not panic would be traced
-		// instead.
-		opts.Log("adi: checking the failing path for off-by-one bounds")
-		findings = append(findings, d.boundaryFindings(ctx, append(d.stackOf(pf), focus...), scope)...)
+	} else {
+		// A fix of the panic's own (a slice bound's ±1) is tried first.
+		if len(findings[0].fixes) > 0 {
+			d.verifyFindings(ctx, findings)
+		}
+		// The panic names the statement that failed and has no fix, or
+		// none that passed: an index out of range, most often, whose
+		// cause is a guard before it off by one (a bound that let the
+		// index through, a slice not grown). The boundary rule looks for
+		// one on the failing path; its fix, verified, outranks the
+		// panic, and is dropped when the re-run refutes it. The rule
+		// traces the first frame of each function it is given: the
+		// panic's own frames come first, else a loop's earlier calls
+		// that did not panic would be traced instead.
+		if len(findings[0].fixes) == 0 || findings[0].refuted {
+			opts.Log("adi: checking the failing path for off-by-one bounds")
+			findings = append(findings, d.boundaryFindings(ctx, append(d.stackOf(pf), focus...), scope)...)
+		}
 	}
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
@@ -243,13 +249,19 @@ func Passed(rec *trace.Recording) bool {
 // verifyFindings verifies the fixes of the findings in rank order, within
 // the budget, until one passes.
 func (d *diagnoser) verifyFindings(ctx context.Context, findings []*finding) {
-	budget := d.opts.MaxVerify
 	for _, f := range findings {
+		if f.verification != nil {
+			// Verified already (a panic's own fix, before the rules).
+			if f.verification.Status == report.Passed {
+				return
+			}
+			continue
+		}
 		if len(f.fixes) == 0 {
 			continue
 		}
 		for i := range f.fixes {
-			if budget == 0 || ctx.Err() != nil {
+			if d.verified >= d.opts.MaxVerify || ctx.Err() != nil {
 				if f.verification == nil {
 					d.note(fmt.Sprintf("the budget of %d verifications was used up", d.opts.MaxVerify))
 				}
@@ -274,7 +286,7 @@ func (d *diagnoser) verifyFindings(ctx context.Context, findings []*finding) {
 			case d.pkg == nil:
 				f.verification = &report.Verification{Status: report.NotRun, Output: "verification needs the go test or go run command of the target"}
 			default:
-				budget--
+				d.verified++
 				d.opts.Log("adi: verifying the fix %s", fx.desc)
 				f.verification = verify.FixIn(ctx, d.pkg, diff, verify.Options{Timeout: d.opts.CommandTimeout, Stdin: d.stdin(), Log: d.opts.Log})
 			}

@@ -63,6 +63,8 @@ type diagnoser struct {
 	// states caches the replayed ΔS of each traced frame.
 	states map[trace.FID]*frameState
 	built  int
+	// verified counts the fixes verified (MaxVerify bounds it).
+	verified int
 	// notes say what made the diagnosis partial.
 	notes []string
 	// decls holds the functions of the library packages read, by import

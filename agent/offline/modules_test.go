@@ -1118,6 +1118,53 @@ func TestRemoveLast(t *testing.T) {
 	}
 }
 
+// TestDiagnoseSliceGuard: a slice bounds panic whose own fix (dropping
+// the +1 of `xs[i+1:]`) is refuted by the other tests; the guard before
+// it, off by one (`i > len(xs)`), is then looked for, and its fix passes.
+func TestDiagnoseSliceGuard(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records and re-runs")
+	}
+	dir := writeModule(t, map[string]string{
+		"after.go": `package m
+
+// After returns the items after index i: none when i is the last or past
+// it.
+func After(xs []int, i int) []int {
+	if i > len(xs) {
+		return nil
+	}
+	return xs[i+1:]
+}
+`,
+		"after_test.go": `package m
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestAfter(t *testing.T) {
+	if got := After([]int{1, 2, 3}, 1); !slices.Equal(got, []int{3}) {
+		t.Errorf("After(…, 1) = %v, want [3]", got)
+	}
+}
+
+func TestAfterPast(t *testing.T) {
+	if got := After([]int{1, 2, 3}, 3); len(got) != 0 {
+		t.Errorf("After(…, 3) = %v, want none", got)
+	}
+}
+`})
+	_, d := diagnoseIn(t, dir, "go", "test", ".")
+	if d.Method != "boundary" || d.RootCause.Line != 6 {
+		t.Errorf("root cause line %d by %s: %s; want line 6 (i > len(xs)) by the boundary rule", d.RootCause.Line, d.Method, d.Summary)
+	}
+	if d.Verification == nil || d.Verification.Status != report.Passed {
+		t.Errorf("verification %+v, want passed", d.Verification)
+	}
+}
+
 // TestDiagnoseUnverifiedBound: a bound met exactly on the failing path
 // (len(p) <= 1 with a one-letter key) whose fix is not verified is no
 // stronger than the spectrum: the statement run by the failing test alone
