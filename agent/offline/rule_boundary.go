@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/token"
+	"maps"
 	"strconv"
 	"strings"
 
@@ -180,10 +181,7 @@ func (d *diagnoser) withCalls(file *syntax.File, stmt ast.Node, be *ast.BinaryEx
 				continue
 			}
 			if out == nil {
-				out = make(map[string]*trace.Value, len(vars)+2)
-				for k, v := range vars {
-					out[k] = v
-				}
+				out = maps.Clone(vars)
 			}
 			bound := fmt.Sprintf("adi_call_%d", len(out)-len(vars))
 			res := fr.Results[0]
@@ -468,10 +466,7 @@ func withInit(init ast.Stmt, file *syntax.File, before, vars map[string]*trace.V
 			continue
 		}
 		if out == nil {
-			out = make(map[string]*trace.Value, len(vars)+len(as.Lhs))
-			for k, x := range vars {
-				out[k] = x
-			}
+			out = maps.Clone(vars)
 		}
 		out[id.Name] = &trace.Value{Name: id.Name, Type: "int", Kind: trace.KindInt, Text: text}
 	}
@@ -510,10 +505,7 @@ func withPost(fs *ast.ForStmt, step *trace.Step, vars map[string]*trace.Value) m
 	}
 	nv := *v
 	nv.Text = strconv.FormatInt(n, 10)
-	out := make(map[string]*trace.Value, len(vars))
-	for k, x := range vars {
-		out[k] = x
-	}
+	out := maps.Clone(vars)
 	out[id.Name] = &nv
 	return out
 }
