@@ -714,14 +714,18 @@ func (in *inFrame) command(name string) (ended, gone bool, err error) {
 }
 
 // returnValues reads the results of the frame that the last stepping
-// command left, if it left one (nil otherwise).
+// command left, if it left one (nil otherwise): Delve's, with those that
+// came back in integer registers read from them (see
+// resultsFromRegisters).
 func (in *inFrame) returnValues() []trace.Value {
 	grp, unlock := in.p.d.LockTargetGroup()
 	defer unlock()
-	vs := grp.Selected.CurrentThread().Common().ReturnValues(in.lim.loadConfig())
+	th := grp.Selected.CurrentThread()
+	vs := th.Common().ReturnValues(in.lim.loadConfig())
 	if len(vs) == 0 {
 		return nil
 	}
+	resultsFromThread(grp.Selected, th, vs)
 	return convertVars(vs)
 }
 

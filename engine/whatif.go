@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"go/constant"
+	"reflect"
 	"runtime"
 	"strconv"
 
@@ -61,7 +63,12 @@ func (in *inFrame) syncArgRegister(name string, old trace.Value) error {
 	}
 	grp, unlock := in.p.d.LockTargetGroup()
 	defer unlock()
-	th := grp.Selected.CurrentThread()
+	// The frame's goroutine's thread, which need not be the current one.
+	g, err := proc.FindGoroutine(grp.Selected, in.goid)
+	if err != nil || g == nil || g.Thread == nil {
+		return nil
+	}
+	th := g.Thread
 	regs, err := th.Registers()
 	if err != nil {
 		return err
@@ -117,4 +124,85 @@ func variableBits(v *proc.Variable) (uint64, bool) {
 		return 0, true
 	}
 	return 0, false
+}
+
+// resultsFromThread corrects vs, the results Delve read for the frame th
+// just returned from, by th's registers (see resultsFromRegisters).
+func resultsFromThread(tgt *proc.Target, th proc.Thread, vs []*proc.Variable) {
+	if runtime.GOARCH != "amd64" {
+		return
+	}
+	regs, err := th.Registers()
+	if err != nil {
+		return
+	}
+	dregs := tgt.BinInfo().Arch.RegistersToDwarfRegisters(0, regs)
+	resultsFromRegisters(vs, dregs.Uint64Val)
+}
+
+// resultsFromRegisters sets the integer and boolean results among vs, the
+// results Delve read for the frame a stepping command just left, from the
+// registers the function returned them in (Go's register ABI: reg gives a
+// register of the thread, stopped at the return address, by its DWARF
+// number). Delve reads results from their slots in the frame, which is
+// gone by then: the slots lie below the stack pointer, where nothing
+// keeps them, and an asynchronous preemption at the return address writes
+// its saved registers over them. The registers are the results as the
+// caller receives them.
+//
+// Results are taken in order while their register use is known (see
+// intKindWords); the first that is not (a struct, an array, a float) ends
+// the correction, as do results past the ABI's integer registers.
+func resultsFromRegisters(vs []*proc.Variable, reg func(num uint64) uint64) {
+	next := 0
+	for _, v := range vs {
+		if v == nil || v.RealType == nil {
+			return
+		}
+		words, ok := intKindWords(v.Kind)
+		if !ok || next+words > len(amd64IntArgRegs) {
+			return
+		}
+		if words == 1 {
+			setFromBits(v, reg(amd64IntArgRegs[next]))
+		}
+		next += words
+	}
+}
+
+// intKindWords is how many integer registers a value of kind k takes in
+// Go's register ABI, when it takes only integer registers.
+func intKindWords(k reflect.Kind) (int, bool) {
+	switch k {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Bool, reflect.Ptr, reflect.UnsafePointer, reflect.Map, reflect.Chan, reflect.Func:
+		return 1, true
+	case reflect.String, reflect.Interface:
+		return 2, true
+	case reflect.Slice:
+		return 3, true
+	}
+	return 0, false
+}
+
+// setFromBits gives an integer or boolean variable the value of the
+// register word w, cut to the variable's size; other kinds are left.
+func setFromBits(v *proc.Variable, w uint64) {
+	size := v.RealType.Size()
+	if size < 1 || size > 8 {
+		return
+	}
+	shift := 64 - 8*uint(size)
+	switch v.Kind {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		v.Value = constant.MakeInt64(int64(w<<shift) >> shift)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		v.Value = constant.MakeUint64(w << shift >> shift)
+	case reflect.Bool:
+		v.Value = constant.MakeBool(w&0xff != 0)
+	default:
+		return
+	}
+	v.Unreadable = nil
 }
