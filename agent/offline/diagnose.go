@@ -164,6 +164,11 @@ func Diagnose(ctx context.Context, dbg Debugger, opts Options) (*report.Diagnosi
 	}
 	rank(findings)
 	d.verifyFindings(ctx, findings)
+	for _, f := range findings {
+		if f.guessed {
+			d.withoutFailedFixes(f)
+		}
+	}
 	findings = dropRefuted(findings)
 	if len(findings) == 0 {
 		d.note("the off-by-one fixes tried were refuted by re-running")
@@ -362,6 +367,12 @@ func (d *diagnoser) sbflFinding(ranked []suspect, totalFailed, totalPassed int, 
 	text := ""
 	if file, err := d.src.File(pick.line.file); err == nil {
 		text = strings.TrimSpace(file.LineText(pick.line.line))
+		// A wrong result out of a slice one element short or long
+		// (`Mean(c[l/2-1 : l/2])`): its bounds' off-by-one edits,
+		// which only verification can tell from the right ones.
+		if st := file.StmtAt(pick.line.line); st != nil {
+			f.fixes, f.guessed = sliceEndFixes(file, st), true
+		}
 	}
 	f.summary = fmt.Sprintf("the most suspicious statement on the failing path is `%s` at %s:%d (%s)",
 		text, d.rel(pick.line.file), pick.line.line, pick.reason(totalFailed, totalPassed))
@@ -482,11 +493,47 @@ func (d *diagnoser) finalize(f *finding) {
 	if f.verification == nil || f.verification.Status != report.Passed || f.tried == nil {
 		return
 	}
-	if f.method == "boundary" {
+	if fx := f.tried; fx.summary != "" {
+		if fx.at != nil {
+			f.root, f.fn, f.fid = *fx.at, fx.atFID.Func, fx.atFID
+		}
+		f.summary, f.explanation = fx.summary, fx.explanation
+		return
+	}
+	switch f.method {
+	case "boundary":
 		f.summary = fmt.Sprintf("%s is off by one at %s:%d: %s makes the failing tests pass",
 			syntax.ShortFunc(f.fn), d.rel(f.root.File), f.root.Line, f.tried.desc)
 		f.explanation = f.detail + fmt.Sprintf(" The bound is off by one: with %s the failing command and the rest of the package's tests pass (verified on an overlay copy).", f.tried.desc)
+	case "sbfl":
+		f.summary = fmt.Sprintf("%s slices one element off at %s:%d: %s makes the failing tests pass",
+			syntax.ShortFunc(f.fn), d.rel(f.root.File), f.root.Line, f.tried.desc)
+		f.explanation = fmt.Sprintf("This statement is ranked first by spectrum-based fault localisation over the package's tests, and a bound of its slice is off by one: "+
+			"with %s the failing command and the rest of the package's tests pass (verified on an overlay copy).", f.tried.desc)
 	}
+}
+
+// withoutFailedFixes takes back the guessed fixes of f unless one
+// passed: the statement is a suspect still (the spectrum ranks it first,
+// or it panicked), but an edit of it that the tests refute, or that was
+// not run, is no fix to offer. The explanation names those the tests
+// refuted.
+func (d *diagnoser) withoutFailedFixes(f *finding) {
+	v := f.verification
+	if v != nil && v.Status == report.Passed {
+		return
+	}
+	if v != nil && v.Status != report.NotRun {
+		var tried []string
+		for i := range f.fixes {
+			tried = append(tried, f.fixes[i].desc)
+			if &f.fixes[i] == f.tried {
+				break
+			}
+		}
+		f.explanation += fmt.Sprintf(" Its off-by-one edits tried (%s) did not make the tests pass.", strings.Join(tried, ", "))
+	}
+	f.fixes, f.tried, f.diff, f.verification, f.refuted = nil, nil, "", nil, false
 }
 
 // nothingFound is the answer when no rule matched and there is no

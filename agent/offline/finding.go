@@ -24,8 +24,11 @@ type finding struct {
 
 	summary, explanation string
 	evidence             []report.Evidence
-	// fixes are alternatives, the most likely first.
-	fixes []fix
+	// fixes are alternatives, the most likely first; guessed when they
+	// are off-by-one edits that only verification can tell from the
+	// wrong ones: they are offered only if one passes.
+	fixes   []fix
+	guessed bool
 
 	// strength says how directly the rule's evidence shows the bug (see
 	// the strength constants); score is the SBFL suspiciousness of root.
@@ -49,6 +52,14 @@ type finding struct {
 type fix struct {
 	desc  string
 	edits []edit
+	// at (in frame atFID) is where the bug is if the fix passes, when
+	// that is not the finding's root (an index one past the end mended
+	// where it is used, the count traced elsewhere).
+	at    *trace.Pos
+	atFID trace.FID
+	// summary and explanation replace the finding's once the fix passes
+	// ("" leaves them).
+	summary, explanation string
 }
 
 // edit replaces the bytes [start, end) of file (absolute) by text.

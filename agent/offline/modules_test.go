@@ -1118,6 +1118,28 @@ func TestRemoveLast(t *testing.T) {
 	}
 }
 
+// afterTests are the tests of an After(xs, i) that returns the items
+// after index i, none when i is the last or past it.
+const afterTests = `package m
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestAfter(t *testing.T) {
+	if got := After([]int{1, 2, 3}, 1); !slices.Equal(got, []int{3}) {
+		t.Errorf("After(…, 1) = %v, want [3]", got)
+	}
+}
+
+func TestAfterPast(t *testing.T) {
+	if got := After([]int{1, 2, 3}, 3); len(got) != 0 {
+		t.Errorf("After(…, 3) = %v, want none", got)
+	}
+}
+`
+
 // TestDiagnoseSliceGuard: a slice bounds panic whose own fix (dropping
 // the +1 of `xs[i+1:]`) is refuted by the other tests; the guard before
 // it, off by one (`i > len(xs)`), is then looked for, and its fix passes.
@@ -1137,25 +1159,7 @@ func After(xs []int, i int) []int {
 	return xs[i+1:]
 }
 `,
-		"after_test.go": `package m
-
-import (
-	"slices"
-	"testing"
-)
-
-func TestAfter(t *testing.T) {
-	if got := After([]int{1, 2, 3}, 1); !slices.Equal(got, []int{3}) {
-		t.Errorf("After(…, 1) = %v, want [3]", got)
-	}
-}
-
-func TestAfterPast(t *testing.T) {
-	if got := After([]int{1, 2, 3}, 3); len(got) != 0 {
-		t.Errorf("After(…, 3) = %v, want none", got)
-	}
-}
-`})
+		"after_test.go": afterTests})
 	_, d := diagnoseIn(t, dir, "go", "test", ".")
 	if d.Method != "boundary" || d.RootCause.Line != 6 {
 		t.Errorf("root cause line %d by %s: %s; want line 6 (i > len(xs)) by the boundary rule", d.RootCause.Line, d.Method, d.Summary)
@@ -1290,5 +1294,158 @@ func TestRun(t *testing.T) {
 		!strings.HasPrefix(d.Evidence[0].Value, "n = 3, out = ") ||
 		!strings.Contains(d.Evidence[1].Claim, "m.Run.func1#1, called by a go statement of example.com/m.Run#1 at work.go:16") {
 		t.Errorf("evidence %+v, want m.Run#1 called by the test, with its arguments, then the goroutine waiting for the workers", d.Evidence)
+	}
+}
+
+// TestDiagnoseSliceShort: Median of an even count averages a slice of one
+// element where it needs the middle two. No rule matches (Mean's error,
+// discarded, is recorded nil on the failing path: no dropped error); the
+// spectrum ranks the statement first, and its slice's off-by-one edits
+// are verified: `l/2+1` passes.
+func TestDiagnoseSliceShort(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records and re-runs")
+	}
+	dir := writeModule(t, map[string]string{
+		"median.go": `package m
+
+import (
+	"errors"
+	"slices"
+)
+
+// Mean is the average of xs.
+func Mean(xs []float64) (float64, error) {
+	if len(xs) == 0 {
+		return 0, errors.New("no numbers")
+	}
+	sum := 0.0
+	for _, x := range xs {
+		sum += x
+	}
+	return sum / float64(len(xs)), nil
+}
+
+// Median is the middle number of xs, or the mean of the middle two.
+func Median(xs []float64) float64 {
+	c := slices.Sorted(slices.Values(xs))
+	l := len(c)
+	if l%2 == 1 {
+		return c[l/2]
+	}
+	m, _ := Mean(c[l/2-1 : l/2])
+	return m
+}
+`,
+		"median_test.go": `package m
+
+import "testing"
+
+func TestMedianOdd(t *testing.T) {
+	if got := Median([]float64{3, 1, 2}); got != 2 {
+		t.Errorf("Median(3, 1, 2) = %v, want 2", got)
+	}
+}
+
+func TestMedianEven(t *testing.T) {
+	if got := Median([]float64{4, 1, 3, 2}); got != 2.5 {
+		t.Errorf("Median(4, 1, 3, 2) = %v, want 2.5", got)
+	}
+}
+
+func TestMean(t *testing.T) {
+	if got, err := Mean([]float64{1, 2}); got != 1.5 || err != nil {
+		t.Errorf("Mean(1, 2) = %v, %v", got, err)
+	}
+}
+`})
+	// Unverified, a dropped error would outrank the spectrum, and an
+	// edit not run is no fix.
+	_, d := diagnoseWith(t, dir, engine.Options{Timeout: 2 * time.Minute}, Options{NoVerify: true}, "go", "test", ".")
+	if d.Method != "sbfl" || d.RootCause.Line != 27 || d.Fix != "" {
+		t.Errorf("without verification: root cause line %d by %s: %s, fix %q; want line 27 by the spectrum, no fix", d.RootCause.Line, d.Method, d.Summary, d.Fix)
+	}
+	_, d = diagnoseIn(t, dir, "go", "test", ".")
+	if d.Method != "sbfl" || d.RootCause.Line != 27 {
+		t.Errorf("root cause line %d by %s: %s; want line 27 (the slice) by the spectrum", d.RootCause.Line, d.Method, d.Summary)
+	}
+	if d.Verification == nil || d.Verification.Status != report.Passed || !strings.Contains(d.Fix, "c[l/2-1 : l/2+1]") {
+		t.Errorf("fix %q, verification %+v; want c[l/2-1 : l/2+1], passed", d.Fix, d.Verification)
+	}
+}
+
+// TestDiagnoseSliceNoGuard: After slices past the end when i is the last
+// index, for want of a guard. The panic's off-by-one edit of the slice
+// (`xs[i:]`) mends the panicking test and breaks the other: refuted, it
+// is no fix to offer, and the diagnosis says it was tried.
+func TestDiagnoseSliceNoGuard(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records and re-runs")
+	}
+	dir := writeModule(t, map[string]string{
+		"after.go": `package m
+
+// After returns the items after index i: none when i is the last.
+func After(xs []int, i int) []int {
+	return xs[i+1:]
+}
+`,
+		"after_test.go": afterTests})
+	_, d := diagnoseIn(t, dir, "go", "test", ".")
+	if d.Method != "panic-origin" || d.RootCause.Line != 5 {
+		t.Errorf("root cause line %d by %s: %s; want line 5 (the slice) by the panic rule", d.RootCause.Line, d.Method, d.Summary)
+	}
+	if d.Fix != "" || d.Verification != nil {
+		t.Errorf("fix %q, verification %+v; want none: the edit was refuted", d.Fix, d.Verification)
+	}
+	if !strings.Contains(d.Explanation, "`xs[i+1:]` → `xs[i:]`") {
+		t.Errorf("explanation %q does not name the edit tried", d.Explanation)
+	}
+}
+
+// TestDiagnoseIndexOnePast: Nearest reads the element of a 1-based rank
+// with the rank as a 0-based index, one past the end at 100%. The index
+// is traced to the rank's computation, which is right: the edit at the
+// use, `xs[r]` → `xs[r-1]`, is verified, and the root cause is the
+// indexing.
+func TestDiagnoseIndexOnePast(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records and re-runs")
+	}
+	dir := writeModule(t, map[string]string{
+		"rank.go": `package m
+
+// Nearest is the element of sorted xs at the nearest rank of percent p:
+// the ceil(len(xs)*p/100)-th, the first for 0.
+func Nearest(xs []int, p int) int {
+	r := (len(xs)*p + 99) / 100
+	if r == 0 {
+		return xs[0]
+	}
+	return xs[r]
+}
+`,
+		"rank_test.go": `package m
+
+import "testing"
+
+func TestNearestAll(t *testing.T) {
+	if got := Nearest([]int{1, 2, 3, 4, 5}, 100); got != 5 {
+		t.Errorf("Nearest(1…5, 100) = %d, want 5", got)
+	}
+}
+
+func TestNearestNone(t *testing.T) {
+	if got := Nearest([]int{1, 2, 3, 4, 5}, 0); got != 1 {
+		t.Errorf("Nearest(1…5, 0) = %d, want 1", got)
+	}
+}
+`})
+	_, d := diagnoseIn(t, dir, "go", "test", ".")
+	if d.Method != "panic-origin" || d.RootCause.Line != 10 {
+		t.Errorf("root cause line %d by %s: %s; want line 10 (the index) by the panic rule", d.RootCause.Line, d.Method, d.Summary)
+	}
+	if d.Verification == nil || d.Verification.Status != report.Passed || !strings.Contains(d.Fix, "return xs[r-1]") {
+		t.Errorf("fix %q, verification %+v; want xs[r-1], passed", d.Fix, d.Verification)
 	}
 }

@@ -436,6 +436,7 @@ func (d *diagnoser) explainIndex(ctx context.Context, s *panicSite, fn *finding)
 		fn.summary = fmt.Sprintf("%s indexes %s with %s = %s, out of range, at %s", syntax.ShortFunc(s.f.FID.Func), cont, idx, s.value, where)
 		fn.explanation = fmt.Sprintf("`%s` reads index %s of %s, which has %s elements, and panics with %q.",
 			oneLine(s.file.Text(s.stmt)), s.value, cont, length, s.info.text)
+		d.indexGuess(s, fn, length)
 		return
 	}
 	o := *best
@@ -454,6 +455,38 @@ func (d *diagnoser) explainIndex(ctx context.Context, s *panicSite, fn *finding)
 			fn.fixes = append(fn.fixes, *f)
 		}
 	}
+	d.indexGuess(s, fn, length)
+}
+
+// indexGuess adds to fn, for an index exactly one past the end (length
+// elements), the edit that makes it one less where it is used (`c[or]` →
+// `c[or-1]`, `c[i+1]` → `c[i]`): a guess, which only verification tells
+// from a count wrong where it is made (the finding's root then). If it
+// passes, the root is the indexing.
+func (d *diagnoser) indexGuess(s *panicSite, fn *finding, length string) {
+	if s.info.kind != panicIndex || s.container == nil || length == "" || s.value != length {
+		return
+	}
+	var whole ast.Expr = s.operand
+	ast.Inspect(s.stmt, func(n ast.Node) bool {
+		if ix, ok := n.(*ast.IndexExpr); ok && ix.Index == s.operand {
+			whole = ix
+		}
+		return whole == s.operand
+	})
+	fx, ok := dropOneFix(s.file, whole, s.operand)
+	if !ok {
+		fx = replaceFix(s.file, whole, s.operand, s.file.Text(s.operand)+"-1")
+	}
+	pos := s.flt.Steps[s.step].Pos
+	fx.at, fx.atFID = &pos, s.f.FID
+	cont := s.file.Text(s.container)
+	fx.summary = fmt.Sprintf("%s indexes %s one past its end at %s:%d: %s makes the failing tests pass",
+		syntax.ShortFunc(s.f.FID.Func), cont, d.rel(pos.File), pos.Line, fx.desc)
+	fx.explanation = fmt.Sprintf("`%s` reads index %s of %s, which has %s elements, and panics with %q. "+
+		"The index is one too large where it is used: with %s the failing command and the rest of the package's tests pass (verified on an overlay copy).",
+		oneLine(s.file.Text(s.stmt)), s.value, cont, length, s.info.text, fx.desc)
+	fn.fixes, fn.guessed = append(fn.fixes, fx), true
 }
 
 // sliceMatches reports whether slice expression x, evaluated over vars,
@@ -522,15 +555,9 @@ func (d *diagnoser) explainSlice(s *panicSite, fn *finding) {
 		oneLine(s.file.Text(s.stmt)), s.file.Text(x.X), s.info.bounds, values, s.info.text)
 	fn.evidence[len(fn.evidence)-1].Value = strings.Join(parts, ", ")
 	for _, b := range []ast.Expr{x.High, x.Low, x.Max} {
-		pm, ok := ast.Unparen(b).(*ast.BinaryExpr)
-		if b == nil || !ok || (pm.Op != token.ADD && pm.Op != token.SUB) || !isOne(pm.Y) {
-			continue
+		if fx, ok := dropOneFix(s.file, x, b); ok {
+			fn.fixes, fn.guessed = append(fn.fixes, fx), true
 		}
-		repl := s.file.Text(pm.X)
-		fn.fixes = append(fn.fixes, fix{
-			desc:  fmt.Sprintf("`%s` → `%s`", text, replaceIn(s.file, x, b, repl)),
-			edits: []edit{{file: s.file.Path, start: s.file.Offset(b.Pos()), end: s.file.Offset(b.End()), text: repl}},
-		})
 	}
 }
 

@@ -34,9 +34,7 @@ func (d *diagnoser) lastResultIsError(ctx context.Context, file *syntax.File, ca
 		return false, false
 	}
 	for _, c := range step.Callees {
-		// "m.F", "m.(*T).M", a generic "m.Map[...]".
-		fn := strings.TrimSuffix(c.Func, "[...]")
-		if fn[strings.LastIndexByte(fn, '.')+1:] != name {
+		if calleeName(c) != name {
 			continue
 		}
 		if f, err := d.rec.Frame(c); err == nil && len(f.Results) > 0 {

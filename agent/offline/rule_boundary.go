@@ -150,8 +150,7 @@ func (d *diagnoser) withCalls(file *syntax.File, stmt ast.Node, be *ast.BinaryEx
 	})
 	callees := map[string][]trace.FID{}
 	for _, fid := range step.Callees {
-		fn := strings.TrimSuffix(fid.Func, "[...]") // pkg.Map[...]
-		name := fn[strings.LastIndexByte(fn, '.')+1:]
+		name := calleeName(fid)
 		callees[name] = append(callees[name], fid)
 	}
 	var out map[string]*trace.Value
@@ -197,6 +196,14 @@ func (d *diagnoser) withCalls(file *syntax.File, stmt ast.Node, be *ast.BinaryEx
 		return l, r, vars
 	}
 	return l, r, out
+}
+
+// calleeName is the name of the function or method a frame runs, as
+// callName gives it for the call (Len for container/list.(*List).Len,
+// Map for pkg.Map[...]).
+func calleeName(fid trace.FID) string {
+	fn := strings.TrimSuffix(fid.Func, "[...]")
+	return fn[strings.LastIndexByte(fn, '.')+1:]
 }
 
 // callName is the name of the function or method a call calls (Len for
@@ -415,12 +422,8 @@ func (d *diagnoser) boundaryFinding(h *boundaryHit) *finding {
 	f.evidence = append(f.evidence, d.evidence(h.f, h.pos, claim, val))
 	// Drop a ±1 on either side: `i < n-1` → `i < n`.
 	for _, side := range []ast.Expr{be.Y, be.X} {
-		if pm, ok := ast.Unparen(side).(*ast.BinaryExpr); ok && (pm.Op == token.ADD || pm.Op == token.SUB) && isOne(pm.Y) {
-			repl := file.Text(pm.X)
-			f.fixes = append(f.fixes, fix{
-				desc:  fmt.Sprintf("`%s` → `%s`", cmpText, replaceIn(file, be, side, repl)),
-				edits: []edit{{file: file.Path, start: file.Offset(side.Pos()), end: file.Offset(side.End()), text: repl}},
-			})
+		if fx, ok := dropOneFix(file, be, side); ok {
+			f.fixes = append(f.fixes, fx)
 		}
 	}
 	// Flip the strictness: `lo < hi` → `lo <= hi`.

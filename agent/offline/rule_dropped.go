@@ -60,7 +60,8 @@ func (d *diagnoser) droppedAt(ctx context.Context, file *syntax.File, as *ast.As
 	var firstStep *trace.Step
 	var firstVars map[string]*trace.Value
 	// recomputedNil is set when the call, recomputed on the failing
-	// path, returned no error: the error discarded there was nil.
+	// path or recorded there, returned no error: the error discarded
+	// there was nil.
 	recomputedNil := false
 	traced := 0
 	for _, seq := range scope {
@@ -83,6 +84,10 @@ func (d *diagnoser) droppedAt(ctx context.Context, file *syntax.File, as *ast.As
 			vars := st.before(i)
 			if first == nil {
 				first, firstStep, firstVars = f, &flt.Steps[i], vars
+			}
+			if d.calleeErrNil(call, &flt.Steps[i]) {
+				recomputedNil = true
+				continue
 			}
 			var args []string
 			for _, a := range call.Args {
@@ -148,6 +153,33 @@ func (d *diagnoser) droppedAt(ctx context.Context, file *syntax.File, as *ast.As
 	fnd.explanation = fmt.Sprintf("`%s` ignores %s; adi could not recompute the call to show whether it failed on the failing path.", stmt, may)
 	fnd.evidence = append(fnd.evidence, d.evidence(first, pos, fmt.Sprintf("`%s` discards a result", stmt), ""))
 	return fnd
+}
+
+// calleeErrNil reports whether step made call to a function of the
+// program whose recorded last result is a nil error or interface: the
+// step's one callee of call's name (see withCalls).
+func (d *diagnoser) calleeErrNil(call *ast.CallExpr, step *trace.Step) bool {
+	name := callName(call)
+	if name == "" {
+		return false
+	}
+	var found *trace.Frame
+	for _, fid := range step.Callees {
+		if calleeName(fid) != name {
+			continue
+		}
+		if found != nil {
+			return false // two calls of that name: which one is not known
+		}
+		if found = d.frame(fid); found == nil {
+			return false
+		}
+	}
+	if found == nil || len(found.Results) == 0 {
+		return false
+	}
+	last := found.Results[len(found.Results)-1]
+	return last.Nil && (last.Kind == trace.KindInterface || last.Kind == trace.KindPointer)
 }
 
 // neverFails reports whether call writes to a strings.Builder or a

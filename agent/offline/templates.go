@@ -1,6 +1,7 @@
 package offline
 
 import (
+	"fmt"
 	"go/ast"
 	"go/token"
 	"go/types"
@@ -179,4 +180,56 @@ func ceilDivFix(file *syntax.File, node ast.Expr) *fix {
 func isOne(e ast.Expr) bool {
 	bl, ok := ast.Unparen(e).(*ast.BasicLit)
 	return ok && bl.Kind == token.INT && bl.Value == "1"
+}
+
+// dropOneFix drops the ±1 of b (`n-1` → `n`), a part of outer, which the
+// fix's description shows rewritten; ok is false when b is not x±1.
+func dropOneFix(file *syntax.File, outer, b ast.Expr) (fix, bool) {
+	pm, ok := ast.Unparen(b).(*ast.BinaryExpr)
+	if b == nil || !ok || (pm.Op != token.ADD && pm.Op != token.SUB) || !isOne(pm.Y) {
+		return fix{}, false
+	}
+	return replaceFix(file, outer, b, file.Text(pm.X)), true
+}
+
+// replaceFix replaces b, a part of outer, by repl.
+func replaceFix(file *syntax.File, outer, b ast.Expr, repl string) fix {
+	return fix{
+		desc:  fmt.Sprintf("`%s` → `%s`", file.Text(outer), replaceIn(file, outer, b, repl)),
+		edits: []edit{{file: file.Path, start: file.Offset(b.Pos()), end: file.Offset(b.End()), text: repl}},
+	}
+}
+
+// maxSliceFixes bounds the off-by-one edits proposed for a statement the
+// spectrum ranks first: each costs a verification.
+const maxSliceFixes = 4
+
+// sliceEndFixes are the off-by-one edits of the bounds of the slice
+// expressions of stmt (function literals left out): a ±1 dropped where a
+// bound has one, then the high bound one more and one less, then the low
+// bound. `Mean(c[l/2-1 : l/2])`, the middle two of an even length meant,
+// gets `c[l/2 : l/2]`, `c[l/2-1 : l/2+1]` and `c[l/2-1 : l/2-1]`.
+func sliceEndFixes(file *syntax.File, stmt ast.Node) []fix {
+	var drops, adds []fix
+	ast.Inspect(stmt, func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.FuncLit, *ast.BlockStmt: // an if's or a loop's body is other statements
+			return false
+		case *ast.SliceExpr:
+			for _, b := range []ast.Expr{x.High, x.Low} {
+				if b == nil {
+					continue
+				}
+				if fx, ok := dropOneFix(file, x, b); ok {
+					drops = append(drops, fx)
+					continue
+				}
+				t := file.Text(b)
+				adds = append(adds, replaceFix(file, x, b, t+"+1"), replaceFix(file, x, b, t+"-1"))
+			}
+		}
+		return true
+	})
+	out := append(drops, adds...)
+	return out[:min(len(out), maxSliceFixes)]
 }

@@ -66,7 +66,7 @@ func (d *Diagnosis) Text() string {
 		if d.Source == "llm" {
 			b.WriteString("\nfix: none proposed\n")
 		} else {
-			b.WriteString("\nfix: none proposed (no fix template is safe here)\n")
+			b.WriteString("\nfix: none proposed (no fix template of adi applies here and passes the tests)\n")
 		}
 	}
 	if v := d.Verification; v != nil {
