@@ -417,7 +417,9 @@ func diffLocals(before, after map[string]trace.Value, order []string) []trace.Ch
 func assignCallees(rec *trace.Recording, f *trace.Frame, visits []*visit, steps []trace.Step, ended bool) {
 	children := rec.Children(f.Seq) // in run order
 	taken := make([]bool, len(children))
-	take := func(i int, line int, n int, kind func(seq int) bool) {
+	// take gives step i up to n untaken callees of kind from line, and
+	// returns how many it could not find.
+	take := func(i int, line int, n int, kind func(seq int) bool) int {
 		for j := 0; j < len(children) && n > 0; j++ {
 			c := int(children[j])
 			if taken[j] || rec.CallSiteOf(c).Line != line || !kind(c) {
@@ -427,14 +429,20 @@ func assignCallees(rec *trace.Recording, f *trace.Frame, visits []*visit, steps 
 			taken[j] = true
 			n--
 		}
+		return n
 	}
 	direct := func(c int) bool { return !rec.IndirectOf(c) && !rec.SpawnOf(c) }
 	indirect := func(c int) bool { return rec.IndirectOf(c) }
 	spawn := func(c int) bool { return rec.SpawnOf(c) && !rec.IndirectOf(c) }
+	call := func(c int) bool { return !rec.SpawnOf(c) || rec.IndirectOf(c) }
 	for i := range steps {
 		v := visits[i]
-		take(i, v.pos.Line, v.calls, direct)
-		take(i, v.pos.Line, v.indirect, indirect)
+		// The stepper and the recorder may tell a call's kind apart
+		// otherwise (an interface's call of a generic method goes
+		// through a wrapper the stepper sees as library code): calls
+		// not found of one kind are taken of the other.
+		left := take(i, v.pos.Line, v.calls, direct) + take(i, v.pos.Line, v.indirect, indirect)
+		take(i, v.pos.Line, left, call)
 		take(i, v.pos.Line, v.spawns, spawn)
 	}
 	// Anything left (a deferred call run by a panic, a call the stepper
