@@ -397,6 +397,26 @@ func (d *diagnoser) assertion(flt *trace.FLT, st *frameState, fl *failure) {
 			fl.wrong = append(fl.wrong, f)
 		}
 	}
+	// A call of the condition (`if a.IsProperSubset(b)`) made the value
+	// it checked: its frame, when the check's step recorded it.
+	calls := map[string]bool{}
+	ast.Inspect(cond, func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.CallExpr:
+			calls[callName(x)] = true
+		}
+		return true
+	})
+	for _, fid := range flt.Steps[fl.ifStep].Callees {
+		if calls[calleeName(fid)] {
+			add(d.frame(fid))
+		}
+	}
+	if len(fl.wrong) > 0 {
+		return
+	}
 	// The names of the condition assigned last before it (a test computes
 	// what it checks right before checking it: got, not the fixture).
 	latest := -1

@@ -1449,3 +1449,53 @@ func TestNearestNone(t *testing.T) {
 		t.Errorf("fix %q, verification %+v; want xs[r-1], passed", d.Fix, d.Verification)
 	}
 }
+
+// TestDiagnoseConditionCall: the test checks a method's result in its
+// condition (`if c.Over(5)`) right after changing c through other calls:
+// the value checked is Over's, not the last Add's, and Over's bound, met
+// exactly, is the root cause.
+func TestDiagnoseConditionCall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records and re-runs")
+	}
+	dir := writeModule(t, map[string]string{
+		"counter.go": `package m
+
+// Counter sums what it is given.
+type Counter struct{ n int }
+
+// Add adds k and reports whether it changed the sum.
+func (c *Counter) Add(k int) bool {
+	c.n += k
+	return k != 0
+}
+
+// Over reports whether the sum is past limit.
+func (c *Counter) Over(limit int) bool {
+	return c.n >= limit
+}
+`,
+		"counter_test.go": `package m
+
+import "testing"
+
+func TestOver(t *testing.T) {
+	c := &Counter{}
+	c.Add(2)
+	c.Add(3)
+	if c.Over(5) {
+		t.Error("5 is not over 5")
+	}
+	if !c.Over(4) {
+		t.Error("5 is over 4")
+	}
+}
+`})
+	_, d := diagnoseIn(t, dir, "go", "test", ".")
+	if len(d.Evidence) == 0 || !strings.Contains(d.Evidence[0].Claim, "(*Counter).Over#1 returned true") {
+		t.Errorf("evidence %+v; want the check's value from Over#1", d.Evidence)
+	}
+	if d.Method != "boundary" || d.RootCause.Line != 14 || d.Verification == nil || d.Verification.Status != report.Passed {
+		t.Errorf("root cause line %d by %s: %s, verification %+v; want line 14 by the boundary rule, verified", d.RootCause.Line, d.Method, d.Summary, d.Verification)
+	}
+}
