@@ -1,11 +1,13 @@
 package offline
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"go/ast"
 	"go/token"
 	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -133,21 +135,33 @@ func condOf(st ast.Stmt) (cond ast.Expr, loop bool) {
 // withCalls returns the sides of comparison be, of statement stmt, with
 // its calls replaced by names that vars (copied) binds to what the calls
 // returned in step: `c.list.Len() >= c.size` is evaluated with the result
-// of the Len frame the step called. A call is bound when the statement
-// makes one call by its name, the step called one function by that name,
-// and that frame has one result.
+// of the Len frame the step called. The calls by a name are bound when
+// the step called as many functions by that name as the statement has
+// calls of it, and the frame has one result.
 func (d *diagnoser) withCalls(file *syntax.File, stmt ast.Node, be *ast.BinaryExpr, step *trace.Step, vars map[string]*trace.Value) (l, r string, _ map[string]*trace.Value) {
 	l, r = file.Text(be.X), file.Text(be.Y)
-	calls := map[string]int{}
+	// The statement's calls in the order they are made: a call's
+	// arguments' calls first, then left to right (as Go evaluates them),
+	// which is the order their ends have in the text. The k-th call by a
+	// name is the step's k-th callee by that name.
+	var all []*ast.CallExpr
 	ast.Inspect(stmt, func(n ast.Node) bool {
 		switch x := n.(type) {
 		case *ast.FuncLit:
 			return false
 		case *ast.CallExpr:
-			calls[callName(x)]++
+			all = append(all, x)
 		}
 		return true
 	})
+	slices.SortFunc(all, func(a, b *ast.CallExpr) int { return cmp.Compare(a.End(), b.End()) })
+	calls := map[string]int{}
+	nth := map[*ast.CallExpr]int{}
+	for _, c := range all {
+		name := callName(c)
+		nth[c] = calls[name]
+		calls[name]++
+	}
 	callees := map[string][]trace.FID{}
 	for _, fid := range step.Callees {
 		name := calleeName(fid)
@@ -172,10 +186,10 @@ func (d *diagnoser) withCalls(file *syntax.File, stmt ast.Node, be *ast.BinaryEx
 		for k := len(found) - 1; k >= 0; k-- {
 			call := found[k]
 			name := callName(call)
-			if name == "" || calls[name] != 1 || len(callees[name]) != 1 {
+			if name == "" || calls[name] != len(callees[name]) {
 				continue
 			}
-			fr := d.frame(callees[name][0])
+			fr := d.frame(callees[name][nth[call]])
 			if fr == nil || len(fr.Results) != 1 {
 				continue
 			}
