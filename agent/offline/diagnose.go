@@ -90,6 +90,7 @@ func Diagnose(ctx context.Context, dbg Debugger, opts Options) (*report.Diagnosi
 		for _, fl := range d.failures(ctx, roots) {
 			head = append(head, d.failureEvidence(fl)...)
 			focus = append(focus, d.subtree(seqsOf(fl.wrong)...)...)
+			focus = append(focus, d.mutators(fl)...)
 			failed = append(failed, fl.test)
 		}
 		if len(focus) == 0 {

@@ -559,3 +559,108 @@ func slicesContainsPrefix(xs []string, p string) bool {
 	}
 	return false
 }
+
+// maxGetterFrames bounds the frames of a getter's subtree (`l.Len()`
+// calling `l.list.Length()`).
+const maxGetterFrames = 3
+
+// mutators returns, for a failure whose wrong values came from getters
+// (frames that called little: `n := l.recent.Len()`), the subtrees of the
+// module calls the test made before on the same variables (`l.Add(1, 1)`):
+// the state a getter reads was set by them, and the getter's own subtree
+// holds nothing to suspect.
+func (d *diagnoser) mutators(fl failure) []int32 {
+	st := d.states[fl.test.FID]
+	if st == nil || len(fl.wrong) == 0 {
+		return nil
+	}
+	wrong := map[trace.FID]bool{}
+	for _, w := range fl.wrong {
+		if len(d.subtree(int32(w.Seq))) > maxGetterFrames {
+			return nil // it computed something: its subtree is the place
+		}
+		wrong[w.FID] = true
+	}
+	steps := st.flt.Steps
+	at := -1
+	for i := min(fl.step, len(steps)-1); i >= 0 && at < 0; i-- {
+		for _, fid := range steps[i].Callees {
+			if wrong[fid] {
+				at = i
+			}
+		}
+	}
+	if at < 0 {
+		return nil
+	}
+	roots := d.callRoots(steps[at].Pos)
+	if len(roots) == 0 {
+		return nil
+	}
+	var seqs []int32
+	for i := at - 1; i >= 0; i-- {
+		shared := false
+		for r := range d.callRoots(steps[i].Pos) {
+			shared = shared || roots[r]
+		}
+		if !shared {
+			continue
+		}
+		for _, fid := range steps[i].Callees {
+			if f := d.frame(fid); f != nil && !isTestFile(f.Decl.File) {
+				seqs = append(seqs, int32(f.Seq))
+			}
+		}
+	}
+	return d.subtree(seqs...)
+}
+
+// callRoots returns the variables the statement at pos calls methods on or
+// passes to calls: l for `l.recent.Len()` and for `Len(l)`.
+func (d *diagnoser) callRoots(pos trace.Pos) map[string]bool {
+	file, err := d.src.File(pos.File)
+	if err != nil {
+		return nil
+	}
+	stmt := file.StmtAt(pos.Line)
+	if stmt == nil {
+		return nil
+	}
+	root := func(e ast.Expr) string {
+		if u, ok := e.(*ast.UnaryExpr); ok && u.Op == token.AND {
+			e = u.X // Len(&l)
+		}
+		if id := rootIdent(e); id != nil {
+			return id.Name
+		}
+		return ""
+	}
+	out := map[string]bool{}
+	ast.Inspect(stmt, func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.FuncLit, *ast.BlockStmt:
+			return false
+		case *ast.CallExpr:
+			if sel, ok := x.Fun.(*ast.SelectorExpr); ok {
+				out[root(sel.X)] = true // a package's name is taken out below
+			}
+			for _, a := range x.Args {
+				if r := root(a); r != "" {
+					out[r] = true
+				}
+			}
+		}
+		return true
+	})
+	for _, imp := range file.AST.Imports {
+		p, _ := strconv.Unquote(imp.Path.Value)
+		name := p[strings.LastIndexByte(p, '/')+1:]
+		if imp.Name != nil {
+			name = imp.Name.Name
+		}
+		delete(out, name)
+	}
+	delete(out, "t")
+	delete(out, "")
+	return out
+}

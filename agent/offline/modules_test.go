@@ -1499,3 +1499,60 @@ func TestOver(t *testing.T) {
 		t.Errorf("root cause line %d by %s: %s, verification %+v; want line 14 by the boundary rule, verified", d.RootCause.Line, d.Method, d.Summary, d.Verification)
 	}
 }
+
+// TestDiagnoseStateGetter: the test reads a ring's length through a
+// getter after three Adds; the getter is right, and the bound that let
+// the third Add keep every item (`len(r.items) <= r.n`) is met only in
+// that last Add's makeRoom. The calls the test made before on the same
+// variable are searched, and of makeRoom the last frame as well as the
+// first.
+func TestDiagnoseStateGetter(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records and re-runs")
+	}
+	dir := writeModule(t, map[string]string{
+		"ring.go": `package m
+
+// Ring keeps the last n items added.
+type Ring struct {
+	items []int
+	n     int
+}
+
+func New(n int) *Ring { return &Ring{n: n} }
+
+// Add adds x, dropping the oldest item when the ring is full.
+func (r *Ring) Add(x int) {
+	r.makeRoom()
+	r.items = append(r.items, x)
+}
+
+func (r *Ring) makeRoom() {
+	if len(r.items) <= r.n {
+		return
+	}
+	r.items = r.items[1:]
+}
+
+// Len is the number of items kept.
+func (r *Ring) Len() int { return len(r.items) }
+`,
+		"ring_test.go": `package m
+
+import "testing"
+
+func TestRing(t *testing.T) {
+	r := New(2)
+	r.Add(1)
+	r.Add(2)
+	r.Add(3)
+	if n := r.Len(); n != 2 {
+		t.Errorf("Len = %d, want 2", n)
+	}
+}
+`})
+	_, d := diagnoseIn(t, dir, "go", "test", ".")
+	if d.Method != "boundary" || d.RootCause.Line != 18 || d.Verification == nil || d.Verification.Status != report.Passed {
+		t.Errorf("root cause line %d by %s: %s, verification %+v; want line 18 by the boundary rule, verified", d.RootCause.Line, d.Method, d.Summary, d.Verification)
+	}
+}

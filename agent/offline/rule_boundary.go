@@ -53,27 +53,15 @@ func (d *diagnoser) boundaryFindings(ctx context.Context, focus, scope []int32) 
 			hits = append(hits, h)
 		}
 	}
-	// By function number: whether its first frame in focus was met.
-	met := make([]bool, d.rec.NumFuncs())
-	traced := 0
-	for _, seq := range focus {
-		if traced >= maxBoundaryFLTs || ctx.Err() != nil {
-			break
-		}
-		n := d.rec.FuncNumOf(int(seq))
-		if met[n] {
-			continue
-		}
-		met[n] = true
-		if isTestFile(d.rec.DeclOf(d.rec.FuncOf(int(seq))).File) {
-			continue
-		}
-		traced++
+	// traceOne looks for comparisons at their bound in the trace of frame
+	// seq, and reports whether it found one.
+	traceOne := func(seq int32) bool {
 		f := d.rec.At(int(seq))
 		flt, st, err := d.flt(ctx, f)
 		if err != nil {
-			continue
+			return false
 		}
+		found := false
 		for i, step := range flt.Steps {
 			file, err := d.src.File(step.File)
 			if err != nil {
@@ -97,9 +85,48 @@ func (d *diagnoser) boundaryFindings(ctx context.Context, focus, scope []int32) 
 				if eq, ok := evalBool("("+l+") == ("+r+")", vars); ok && eq {
 					v, _ := evalText(l, vars)
 					add(&boundaryHit{f: f, file: file, be: be, pos: step.Pos, left: file.Text(be.X), right: file.Text(be.Y), value: v, loop: loop})
+					found = true
 				}
 			}
 		}
+		return found
+	}
+	// The first frame in focus of each function with a comparison, then,
+	// for those whose first frame met no bound, the last: the state a
+	// bound is met at is often reached by the last of a series of calls
+	// (the cache full at the fifth Add, not the first).
+	first := map[int]int32{}
+	last := map[int]int32{}
+	var order []int
+	for _, seq := range focus {
+		n := d.rec.FuncNumOf(int(seq))
+		if _, ok := first[n]; !ok {
+			if !d.compares(int(seq)) {
+				first[n] = -1
+				continue
+			}
+			first[n] = seq
+			order = append(order, n)
+		}
+		last[n] = seq
+	}
+	traced := 0
+	var again []int
+	for _, n := range order {
+		if traced >= maxBoundaryFLTs || ctx.Err() != nil {
+			break
+		}
+		traced++
+		if !traceOne(first[n]) && last[n] != first[n] {
+			again = append(again, n)
+		}
+	}
+	for _, n := range again {
+		if traced >= maxBoundaryFLTs || ctx.Err() != nil {
+			break
+		}
+		traced++
+		traceOne(last[n])
 	}
 	for _, h := range d.argBoundaries(scope) {
 		add(h)
@@ -109,6 +136,33 @@ func (d *diagnoser) boundaryFindings(ctx context.Context, focus, scope []int32) 
 		out = append(out, d.boundaryFinding(h))
 	}
 	return out
+}
+
+// compares reports whether the function of frame seq, declared outside
+// the tests, has a comparison the boundary rule reads (see condOf).
+func (d *diagnoser) compares(seq int) bool {
+	decl := d.rec.DeclOf(d.rec.FuncOf(seq))
+	if isTestFile(decl.File) {
+		return false
+	}
+	file, err := d.src.File(decl.File)
+	if err != nil {
+		return false
+	}
+	fn, _ := file.FuncAt(decl.Line) // a declaration or a literal
+	if fn == nil {
+		return false
+	}
+	found := false
+	ast.Inspect(fn, func(n ast.Node) bool {
+		if st, ok := n.(ast.Stmt); ok && !found {
+			if cond, _ := condOf(st); len(comparisons(cond)) > 0 {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // condOf returns the condition of an if or for statement, or the value
