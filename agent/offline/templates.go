@@ -225,7 +225,10 @@ func sliceEndFixes(file *syntax.File, stmt ast.Node) []fix {
 					continue
 				}
 				t := file.Text(b)
-				adds = append(adds, replaceFix(file, x, b, t+"+1"), replaceFix(file, x, b, t+"-1"))
+				adds = append(adds, replaceFix(file, x, b, t+"+1"))
+				if lit, ok := ast.Unparen(b).(*ast.BasicLit); !ok || lit.Value != "0" {
+					adds = append(adds, replaceFix(file, x, b, t+"-1")) // not x[0-1:]
+				}
 			}
 		}
 		return true
