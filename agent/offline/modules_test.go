@@ -1556,3 +1556,56 @@ func TestRing(t *testing.T) {
 		t.Errorf("root cause line %d by %s: %s, verification %+v; want line 18 by the boundary rule, verified", d.RootCause.Line, d.Method, d.Summary, d.Verification)
 	}
 }
+
+// TestDiagnoseDroppedRecordedError: Addr discards the error of the
+// module's own parsePort, which the recording shows was not nil on the
+// failing path (" 80" is no number): the dropped error, with the callee's
+// results as evidence, is the root cause.
+func TestDiagnoseDroppedRecordedError(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records")
+	}
+	dir := writeModule(t, map[string]string{
+		"addr.go": `package m
+
+import (
+	"fmt"
+	"strconv"
+)
+
+func parsePort(s string) (int, error) {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, fmt.Errorf("port %q: %w", s, err)
+	}
+	return n, nil
+}
+
+// Addr joins a host and a port.
+func Addr(host, port string) string {
+	p, _ := parsePort(port)
+	return fmt.Sprintf("%s:%d", host, p)
+}
+`,
+		"addr_test.go": `package m
+
+import "testing"
+
+func TestAddr(t *testing.T) {
+	if got := Addr("h", " 80"); got != "h:80" {
+		t.Errorf("Addr = %q, want h:80", got)
+	}
+}
+`})
+	_, d := diagnoseWith(t, dir, engine.Options{Timeout: 2 * time.Minute}, Options{NoVerify: true}, "go", "test", ".")
+	if d.Method != "dropped-error" || d.RootCause.Line != 18 || d.Confidence != report.High {
+		t.Errorf("root cause line %d by %s (%s): %s; want line 18 by dropped-error, high", d.RootCause.Line, d.Method, d.Confidence, d.Summary)
+	}
+	found := false
+	for _, e := range d.Evidence {
+		found = found || strings.Contains(e.Value, "parsePort#1 returned 0, ")
+	}
+	if !found {
+		t.Errorf("evidence %+v; want parsePort#1's results", d.Evidence)
+	}
+}

@@ -85,7 +85,10 @@ func (d *diagnoser) droppedAt(ctx context.Context, file *syntax.File, as *ast.As
 			if first == nil {
 				first, firstStep, firstVars = f, &flt.Steps[i], vars
 			}
-			if d.calleeErrNil(call, &flt.Steps[i]) {
+			if callee, isNil, ok := d.calleeErr(call, &flt.Steps[i]); ok {
+				if !isNil {
+					return d.droppedRecorded(ctx, f, step.Pos, fn, stmt, callText, callee)
+				}
 				recomputedNil = true
 				continue
 			}
@@ -155,31 +158,60 @@ func (d *diagnoser) droppedAt(ctx context.Context, file *syntax.File, as *ast.As
 	return fnd
 }
 
-// calleeErrNil reports whether step made call to a function of the
-// program whose recorded last result is a nil error or interface: the
-// step's one callee of call's name (see withCalls).
-func (d *diagnoser) calleeErrNil(call *ast.CallExpr, step *trace.Step) bool {
+// calleeErr returns the frame of the program that step made for call
+// (the step's one callee of call's name, see withCalls) and whether its
+// recorded last result, an error (an interface or a pointer), is nil; ok
+// is false when that is not known.
+func (d *diagnoser) calleeErr(call *ast.CallExpr, step *trace.Step) (callee *trace.Frame, isNil, ok bool) {
 	name := callName(call)
 	if name == "" {
-		return false
+		return nil, false, false
 	}
-	var found *trace.Frame
 	for _, fid := range step.Callees {
 		if calleeName(fid) != name {
 			continue
 		}
-		if found != nil {
-			return false // two calls of that name: which one is not known
+		if callee != nil {
+			return nil, false, false // two calls of that name: which one is not known
 		}
-		if found = d.frame(fid); found == nil {
-			return false
+		if callee = d.frame(fid); callee == nil {
+			return nil, false, false
 		}
 	}
-	if found == nil || len(found.Results) == 0 {
-		return false
+	if callee == nil || len(callee.Results) == 0 {
+		return nil, false, false
 	}
-	last := found.Results[len(found.Results)-1]
-	return last.Nil && (last.Kind == trace.KindInterface || last.Kind == trace.KindPointer)
+	last := callee.Results[len(callee.Results)-1]
+	if last.Kind != trace.KindInterface && last.Kind != trace.KindPointer {
+		return nil, false, false
+	}
+	return callee, last.Nil, true
+}
+
+// droppedRecorded is the finding for a statement at pos of frame f that
+// discarded the error its callee returned, not nil by the recording.
+func (d *diagnoser) droppedRecorded(ctx context.Context, f *trace.Frame, pos trace.Pos, fn, stmt, callText string, callee *trace.Frame) *finding {
+	// The recording keeps an error's type only; the callee's trace reads
+	// its value (its message).
+	if _, _, err := d.flt(ctx, callee); err == nil {
+		if c := d.frame(callee.FID); c != nil {
+			callee = c
+		}
+	}
+	fnd := &finding{
+		method: "dropped-error", root: pos, fn: fn, fid: f.FID,
+		strength: strengthDropped, confidence: report.High,
+	}
+	res := resultsText(callee)
+	fnd.evidence = append(fnd.evidence, d.evidence(f, pos,
+		fmt.Sprintf("`%s` discards the error of %s", stmt, callText),
+		fmt.Sprintf("%s returned %s", syntax.ShortFunc(callee.FID.String()), res)))
+	fnd.summary = fmt.Sprintf("%s drops the error of %s at %s:%d: %s failed, and the failure is silently ignored",
+		syntax.ShortFunc(fn), callText, d.rel(pos.File), pos.Line, syntax.ShortFunc(callee.FID.String()))
+	fnd.explanation = fmt.Sprintf("`%s` discards the error that %s returns. On the failing path %s returned %s: "+
+		"the code went on as if the call had succeeded. Check the error (and handle or report it) instead of discarding it.",
+		stmt, callText, syntax.ShortFunc(callee.FID.String()), res)
+	return fnd
 }
 
 // neverFails reports whether call writes to a strings.Builder or a
