@@ -1,12 +1,9 @@
 package offline
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/adi-go/adi/agent/syntax"
 	"github.com/adi-go/adi/engine/trace"
 )
 
@@ -25,18 +22,9 @@ func TestWithCalls(t *testing.T) {
 		{"nested", "return add(add(x, 1), 2) < add(x, 5)", []string{"m.add=1", "m.add=2", "m.add=3"}, "2 | 3"},
 		{"one short", "return a.Len() <= b.Len() && a.Ok()", []string{"m.(*Bag).Len=2"}, "a.Len() | b.Len()"},
 	}
-	dir := t.TempDir()
-	for i, tc := range cases {
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			path := filepath.Join(dir, "f"+string(rune('a'+i))+".go")
-			src := "package m\n\nfunc f() bool {\n\t" + tc.stmt + "\n}\n"
-			if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			file, err := syntax.NewCache().File(path)
-			if err != nil {
-				t.Fatal(err)
-			}
+			file := parseSnippet(t, "package m\n\nfunc f() bool {\n\t"+tc.stmt+"\n}\n")
 			stmt := file.StmtAt(4)
 			cond, _ := condOf(stmt)
 			be := comparisons(cond)[0]

@@ -29,18 +29,10 @@ func TestEndsMismatch(t *testing.T) {
 		{"a heap's pop", "v := q[0]\n\tq[0] = q[len(q)-1]\n\tq = q[:len(q)-1]\n\t_ = v", ""},
 		{"a swap-remove from the front", "v := q[len(q)-1]\n\tq[len(q)-1] = q[0]\n\tq = q[1:]\n\t_ = v", ""},
 	}
-	dir := t.TempDir()
-	for i, tc := range cases {
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			path := filepath.Join(dir, "f"+string(rune('a'+i))+".go")
 			src := "package p\n\nfunc f(p, q []int, s *struct{ items []int }) int {\n\t" + tc.body + "\n\treturn 0\n}\n"
-			if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			file, err := syntax.NewCache().File(path)
-			if err != nil {
-				t.Fatal(err)
-			}
+			file := parseSnippet(t, src)
 			fd := file.FuncDecl(3)
 			if fd == nil {
 				t.Fatalf("no function at line 3 of\n%s", src)
@@ -54,4 +46,19 @@ func TestEndsMismatch(t *testing.T) {
 			}
 		})
 	}
+}
+
+// parseSnippet writes src, a Go file, to a directory of the test's and
+// parses it.
+func parseSnippet(t *testing.T, src string) *syntax.File {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "f.go")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	file, err := syntax.NewCache().File(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return file
 }

@@ -1,12 +1,8 @@
 package offline
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
-
-	"github.com/adi-go/adi/agent/syntax"
 )
 
 // TestSliceEndFixes: the off-by-one edits of a statement's slice bounds,
@@ -27,17 +23,8 @@ func TestSliceEndFixes(t *testing.T) {
 		{"m := mean(c[a:b]) + mean(c[b:l])", []string{
 			"`c[a:b]` → `c[a:b+1]`", "`c[a:b]` → `c[a:b-1]`", "`c[a:b]` → `c[a+1:b]`", "`c[a:b]` → `c[a-1:b]`"}},
 	}
-	dir := t.TempDir()
-	for i, tc := range cases {
-		path := filepath.Join(dir, "f"+string(rune('a'+i))+".go")
-		src := "package m\n\nfunc f(c []float64, l, a, b int, mean func([]float64) float64) {\n\t" + tc.stmt + "\n}\n"
-		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		file, err := syntax.NewCache().File(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, tc := range cases {
+		file := parseSnippet(t, "package m\n\nfunc f(c []float64, l, a, b int, mean func([]float64) float64) {\n\t"+tc.stmt+"\n}\n")
 		var got []string
 		for _, fx := range sliceEndFixes(file, file.StmtAt(4)) {
 			got = append(got, fx.desc)
