@@ -45,17 +45,31 @@ func (s *Session) FLTUntil(ctx context.Context, f *trace.Frame, until Until) (*t
 	flt, err := s.buildFLT(ctx, f, func(p trace.Pos, vars map[string]trace.Value) bool {
 		accepted = until != nil && until(p, vars)
 		return accepted
-	})
+	}, true)
 	if err == nil && !accepted {
 		s.flts[f.FID] = flt
 	}
 	return flt, err
 }
 
+// FLTAll returns the Frame Lifetime Trace of f with every iteration of its
+// loops kept, not only the first and last ones (a trace's steps stay
+// bounded by MaxSteps). It is built anew on each call: a caller that needs
+// to follow a loop statement by statement (the diagnoser, for where a
+// string went wrong) asks for it once.
+func (s *Session) FLTAll(ctx context.Context, f *trace.Frame) (*trace.FLT, error) {
+	s.fltMu.Lock()
+	defer s.fltMu.Unlock()
+	if err, ok := s.fltErrs[f.FID]; ok {
+		return nil, err
+	}
+	return s.buildFLT(ctx, f, nil, false)
+}
+
 // buildFLT builds the trace of f (see FLTUntil for until) with the
-// session's limits, its statements' text and its loops summarized
-// (s.fltMu held).
-func (s *Session) buildFLT(ctx context.Context, f *trace.Frame, until Until) (*trace.FLT, error) {
+// session's limits, its statements' text and, if summarize, its loops
+// summarized (s.fltMu held).
+func (s *Session) buildFLT(ctx context.Context, f *trace.Frame, until Until, summarize bool) (*trace.FLT, error) {
 	bctx, cancel := context.WithTimeout(ctx, s.execTimeout)
 	defer cancel()
 	flt, err := buildFLT(bctx, s.prog, s.rec, f, s.lim, stepAuto, until)
@@ -79,7 +93,7 @@ func (s *Session) buildFLT(ctx context.Context, f *trace.Frame, until Until) (*t
 			st.Stmt = text
 		}
 	}
-	if fn, err := s.src.FuncAt(f.Decl.File, f.Decl.Line, ""); err == nil {
+	if fn, err := s.src.FuncAt(f.Decl.File, f.Decl.Line, ""); err == nil && summarize {
 		loops := make([]trace.LoopRange, len(fn.Loops))
 		for i, l := range fn.Loops {
 			loops[i] = trace.LoopRange{Header: l.Header, Start: l.Start, End: l.End}

@@ -238,6 +238,37 @@ func TestLoopSummary(t *testing.T) {
 	}
 }
 
+// TestFLTAll: the trace with every iteration kept has no summary, the
+// calls of all 100 iterations in order, and the loop header's step once
+// an iteration; the summarized trace stays the cached one.
+func TestFLTAll(t *testing.T) {
+	ctx := context.Background()
+	s := newSession(t, "go", "run", "./testdata/loop")
+	f := s.Recording().Invocations("main.simulate")[0]
+	all, err := s.FLTAll(ctx, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all.Skipped) != 0 || all.Truncated {
+		t.Fatalf("skips %+v (truncated %v), want none", all.Skipped, all.Truncated)
+	}
+	calls := s.Recording().Invocations("main.step")
+	var seen []trace.FID
+	for _, st := range all.Steps {
+		seen = append(seen, st.Callees...)
+	}
+	if len(seen) != 100 || seen[0] != calls[0].FID || seen[57] != calls[57].FID || seen[99] != calls[99].FID {
+		t.Fatalf("the trace's calls: %v, want main.step#1 … #100 in order", seen)
+	}
+	summarized, err := s.FLT(ctx, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(summarized.Skipped) != 1 || len(summarized.Steps) >= len(all.Steps) {
+		t.Fatalf("the cached trace: %d steps, skips %+v; want it summarized, shorter than %d", len(summarized.Steps), summarized.Skipped, len(all.Steps))
+	}
+}
+
 // TestFLTUntil builds the beginning of a trace: up to the fifth run of
 // the loop's if (line 19), which until finds by the value of i there, the
 // loop's first iteration kept and the next three summarized, with the
