@@ -21,6 +21,9 @@ type Debugger interface {
 	// FLTUntil returns the trace of frame f up to and with the first
 	// statement until accepts (all of it if none is).
 	FLTUntil(ctx context.Context, f *trace.Frame, until engine.Until) (*trace.FLT, error)
+	// FLTAll returns the trace of frame f with every loop iteration kept,
+	// built anew.
+	FLTAll(ctx context.Context, f *trace.Frame) (*trace.FLT, error)
 	// Execute evaluates stmt at the k-th visit of line in frame fid.
 	Execute(ctx context.Context, fid trace.FID, line, k int, stmt string) (*engine.ExecResult, error)
 }

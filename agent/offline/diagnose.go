@@ -84,10 +84,12 @@ func Diagnose(ctx context.Context, dbg Debugger, opts Options) (*report.Diagnosi
 
 	var head []report.Evidence
 	var focus []int32
+	var fails []failure
 	if len(roots) > 0 {
 		opts.Log("adi: reading the failed assertions")
 		var failed []*trace.Frame
-		for _, fl := range d.failures(ctx, roots) {
+		fails = d.failures(ctx, roots)
+		for _, fl := range fails {
 			head = append(head, d.failureEvidence(fl)...)
 			focus = append(focus, d.subtree(seqsOf(fl.wrong)...)...)
 			focus = append(focus, d.mutators(fl)...)
@@ -122,8 +124,9 @@ func Diagnose(ctx context.Context, dbg Debugger, opts Options) (*report.Diagnosi
 		}
 	}
 	if len(findings) == 0 {
-		opts.Log("adi: checking the failing path for dropped errors, lost writes, mismatched slice ends and off-by-one bounds")
+		opts.Log("adi: checking the failing path for dropped errors, lost writes, mismatched slice ends, off-by-one bounds and wrong strings")
 		findings = append(findings, d.droppedFindings(ctx, focusOr(focus, scope))...)
+		findings = append(findings, d.outputFindings(ctx, fails)...)
 		findings = append(findings, d.receiverFindings(ctx, scope)...)
 		findings = append(findings, d.endsFindings(ctx, scope)...)
 		findings = append(findings, d.boundaryFindings(ctx, focus, scope)...)

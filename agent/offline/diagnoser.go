@@ -60,9 +60,10 @@ type diagnoser struct {
 	// (pkgErr says why).
 	pkg    *gocmd.Package
 	pkgErr error
-	// states caches the replayed ΔS of each traced frame.
-	states map[trace.FID]*frameState
-	built  int
+	// states caches the replayed ΔS of each traced frame; whole those of
+	// the traces with every loop iteration kept (see fltAll).
+	states, whole map[trace.FID]*frameState
+	built         int
 	// verified counts the fixes verified (MaxVerify bounds it).
 	verified int
 	// notes say what made the diagnosis partial.
@@ -113,6 +114,34 @@ func (d *diagnoser) fltUntil(ctx context.Context, f *trace.Frame, until engine.U
 	}
 	st := newFrameState(flt)
 	d.states[f.FID] = st
+	return flt, st, nil
+}
+
+// fltAll returns the trace of f with every loop iteration kept and its
+// replayed state, within the budget (a trace counts once whichever way it
+// is built).
+func (d *diagnoser) fltAll(ctx context.Context, f *trace.Frame) (*trace.FLT, *frameState, error) {
+	if st, ok := d.whole[f.FID]; ok {
+		return st.flt, st, nil
+	}
+	if d.built >= d.opts.MaxFLTs {
+		d.note((&errBudget{d.opts.MaxFLTs}).Error() + " (raise MaxFLTs)")
+		return nil, nil, &errBudget{d.opts.MaxFLTs}
+	}
+	d.built++
+	flt, err := d.dbg.FLTAll(ctx, f)
+	if err != nil {
+		d.note(fmt.Sprintf("no trace of %s: %v", f.FID, err))
+		return nil, nil, err
+	}
+	if flt.Truncated {
+		d.note(fmt.Sprintf("the trace of %s was cut: %s", f.FID, flt.Note))
+	}
+	st := newFrameState(flt)
+	if d.whole == nil {
+		d.whole = map[trace.FID]*frameState{}
+	}
+	d.whole[f.FID] = st
 	return flt, st, nil
 }
 

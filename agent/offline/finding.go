@@ -73,6 +73,7 @@ type edit struct {
 const (
 	strengthSBFL     = 10 // only the spectrum points here
 	strengthBoundary = 40 // a comparison met its bound exactly on the failing path
+	strengthOutput   = 60 // a built string's first wrong byte traced to the statement that decided it
 	strengthEnds     = 70 // one end of a slice was read, the other cut off
 	strengthReceiver = 75 // a write to a value receiver's copy was lost
 	strengthDropped  = 80 // an error that was not nil was discarded

@@ -1,0 +1,699 @@
+package offline
+
+import (
+	"context"
+	"fmt"
+	"go/ast"
+	"go/token"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/adi-go/adi/agent/report"
+	"github.com/adi-go/adi/agent/syntax"
+	"github.com/adi-go/adi/engine/trace"
+)
+
+// The output rule: a test compared a string that a function of the module
+// built with the one it wants, and the two differ. The function's trace,
+// with every loop iteration kept, shows the string grow statement by
+// statement, so the first byte that differs has a step: the one that
+// wrote it (a wrong byte, or bytes too many), or, for bytes too few, the
+// step that wrote the next one, with the steps since the last right write
+// before it. The statement that decided is the suspect:
+//
+//   - bytes too few: the first condition after the last right write whose
+//     skipped branch writes to the string;
+//   - a wrong byte: the assignment that last changed the value written,
+//     or, when the value came as it was (a range variable), the condition
+//     whose skipped branch would have changed it, and the assignment that
+//     made that condition go the way it went;
+//   - bytes too many: the condition that let the write run.
+//
+// The rule finds where, not how: it proposes no fix.
+
+// maxOutputFailures bounds the failed checks the rule traces.
+const maxOutputFailures = 2
+
+// outputFindings looks, for the first failed checks of a string, where the
+// string went wrong.
+func (d *diagnoser) outputFindings(ctx context.Context, fails []failure) []*finding {
+	tried := 0
+	for _, fl := range fails {
+		got, want, w, ok := d.gotWant(fl)
+		if !ok {
+			continue
+		}
+		if tried++; tried > maxOutputFailures || ctx.Err() != nil {
+			break
+		}
+		if f := d.outputFinding(ctx, w, got, want); f != nil {
+			return []*finding{f}
+		}
+	}
+	return nil
+}
+
+// gotWant returns the string a failed check rejected, the one it wanted,
+// and the frame whose result the rejected one is.
+func (d *diagnoser) gotWant(fl failure) (got, want string, w *trace.Frame, ok bool) {
+	st := d.states[fl.test.FID]
+	if st == nil || fl.ifStep < 0 || fl.cond == "" {
+		return "", "", nil, false
+	}
+	for _, f := range fl.wrong {
+		if s, n, ok := stringValue(resultValue(f, 0)); ok && n == len(s) {
+			got, w = s, f
+			break
+		}
+	}
+	e := parseExpr(fl.cond)
+	if w == nil || e == nil {
+		return "", "", nil, false
+	}
+	// The sides of the comparison, or the arguments of a helper's call
+	// (assert.Equal(t, want, got)): the string among them that is not the
+	// one rejected.
+	sides := comparedSides(e)
+	if call, isCall := ast.Unparen(e).(*ast.CallExpr); isCall {
+		for _, a := range call.Args {
+			sides = append(sides, exprString(a))
+		}
+	}
+	vars := st.afterStep(fl.ifStep)
+	for _, side := range sides {
+		text, ok := evalText(side, vars)
+		if !ok {
+			continue
+		}
+		s, err := strconv.Unquote(text)
+		if err == nil && s != got {
+			return got, s, w, true
+		}
+	}
+	return "", "", nil, false
+}
+
+// stringValue returns what a recorded string value kept of the string and
+// the string's length.
+func stringValue(v *trace.Value) (s string, n int, ok bool) {
+	if v == nil || v.Kind != trace.KindString {
+		return "", 0, false
+	}
+	text := v.Text
+	if v.Cut {
+		i := strings.LastIndex(text, `"…+`)
+		if i < 0 {
+			return "", 0, false
+		}
+		text = text[:i+1]
+	}
+	s, err := strconv.Unquote(text)
+	if err != nil {
+		return "", 0, false
+	}
+	return s, max(len(s), int(v.Len)), true
+}
+
+// producer follows the rejected string down from frame w through the
+// module's calls that returned it as it was (ToSnake returns ToDelimited's
+// result, which returns ToScreamingDelimited's): the deepest is where it
+// was built.
+func (d *diagnoser) producer(w *trace.Frame, got string) *trace.Frame {
+	for depth := 0; depth < 16; depth++ {
+		var next *trace.Frame
+		for _, seq := range d.rec.Children(w.Seq) {
+			c := d.rec.At(int(seq))
+			if s, n, ok := stringValue(resultValue(c, 0)); ok && s == got && n == len(got) && !isTestFile(c.Decl.File) {
+				next = c
+			}
+		}
+		if next == nil {
+			return w
+		}
+		w = next
+	}
+	return w
+}
+
+// builtBytes returns how long the string being built in v is and the bytes
+// of it the recording kept: v is a string, a []byte, or a strings.Builder
+// or bytes.Buffer (their buf).
+func builtBytes(v *trace.Value) (known []byte, n int, ok bool) {
+	if v == nil {
+		return nil, 0, false
+	}
+	switch v.Kind {
+	case trace.KindString:
+		s, n, ok := stringValue(v)
+		return []byte(s), n, ok
+	case trace.KindSlice:
+		if v.Type != "[]uint8" && v.Type != "[]byte" {
+			return nil, 0, false
+		}
+		if v.Nil {
+			return nil, 0, true
+		}
+		for _, c := range v.Children {
+			b, err := strconv.ParseUint(c.Text, 10, 8)
+			if err != nil {
+				return nil, 0, false
+			}
+			known = append(known, byte(b))
+		}
+		return known, max(len(known), int(v.Len)), true
+	case trace.KindStruct:
+		if v.Type != "strings.Builder" && v.Type != "bytes.Buffer" {
+			return nil, 0, false
+		}
+		if off, ok := v.Child("off"); ok && off.Text != "0" {
+			return nil, 0, false
+		}
+		buf, ok := v.Child("buf")
+		if !ok {
+			return nil, 0, false
+		}
+		return builtBytes(buf)
+	}
+	return nil, 0, false
+}
+
+// builderVar returns the variable of the trace that holds got as the frame
+// returns, "" if none does.
+func builderVar(st *frameState, got string) string {
+	if len(st.flt.Steps) == 0 {
+		return ""
+	}
+	last := st.before(len(st.flt.Steps) - 1)
+	for name, v := range last {
+		known, n, ok := builtBytes(v)
+		if ok && n == len(got) && len(known) > 0 && strings.HasPrefix(got, string(known)) {
+			return name
+		}
+	}
+	return ""
+}
+
+// The ways a built string can first differ from the wanted one.
+const (
+	outputMissing = iota // bytes the wanted one has were not written
+	outputExtra          // bytes it does not have were written
+	outputWrong          // a byte was written for another
+)
+
+// outputDiff returns the first byte at which got differs from want, how
+// and how many bytes: got "1_a2" against want "1_a_2" lacks one at 3.
+func outputDiff(got, want string) (k, how, m int) {
+	for k < len(got) && k < len(want) && got[k] == want[k] {
+		k++
+	}
+	for m = 1; m <= 4; m++ {
+		if k+m <= len(want) && got[k:] == want[k+m:] {
+			return k, outputMissing, m
+		}
+		if k+m <= len(got) && got[k+m:] == want[k:] {
+			return k, outputExtra, m
+		}
+	}
+	return k, outputWrong, 1
+}
+
+// outputFinding traces the string got back into the trace of the frame
+// that built it, below w.
+func (d *diagnoser) outputFinding(ctx context.Context, w *trace.Frame, got, want string) *finding {
+	p := d.producer(w, got)
+	file, err := d.src.File(p.Decl.File)
+	if err != nil || isTestFile(p.Decl.File) {
+		return nil
+	}
+	flt, st, err := d.fltAll(ctx, p)
+	if err != nil || flt.Truncated {
+		return nil
+	}
+	name := builderVar(st, got)
+	if name == "" {
+		return nil
+	}
+	k, how, m := outputDiff(got, want)
+	// wrote is the step that made the string longer than k (the end when
+	// none did); lastWrite the step before it that wrote last.
+	length := func(i int) int {
+		_, n, _ := builtBytes(st.afterStep(i)[name])
+		return n
+	}
+	steps := flt.Steps
+	wrote, lastWrite, prev := len(steps), -1, 0
+	for i := range steps {
+		n := length(i)
+		if n < prev {
+			return nil // cut back: not a string built by appending
+		}
+		if n > k {
+			wrote = i
+			break
+		}
+		if n != prev {
+			lastWrite = i
+		}
+		prev = n
+	}
+	if how != outputMissing && wrote == len(steps) {
+		return nil
+	}
+	o := &outputTrace{d: d, file: file, st: st, frame: p, name: name, wrote: wrote, lastWrite: lastWrite}
+	var root int
+	var claim string
+	switch how {
+	case outputMissing:
+		root, claim = o.skippedWrite()
+	case outputExtra:
+		root, claim = o.letThrough()
+	case outputWrong:
+		root, claim = o.wrongValue()
+	}
+	if root < 0 {
+		return nil
+	}
+	pname := syntax.ShortFunc(p.FID.String())
+	var what string
+	switch how {
+	case outputMissing:
+		what = fmt.Sprintf("%s is missing", strconv.Quote(want[k:k+m]))
+	case outputExtra:
+		what = fmt.Sprintf("%s is too many", strconv.Quote(got[k:k+m]))
+	default:
+		what = fmt.Sprintf("%s stands for %s", strconv.Quote(got[k:k+1]), strconv.Quote(want[k:k+1]))
+	}
+	diff := fmt.Sprintf("%s built %s where the test wants %s: they first differ at byte %d, where %s",
+		pname, strconv.Quote(got), strconv.Quote(want), k, what)
+	rs := steps[root]
+	f := &finding{
+		method: "output", root: rs.Pos, fn: p.FID.Func, fid: p.FID,
+		strength: strengthOutput, confidence: report.Medium,
+	}
+	f.evidence = append(f.evidence, d.evidence(p, steps[len(steps)-1].Pos, diff, ""))
+	if wrote < len(steps) && wrote != root {
+		ws := steps[wrote]
+		f.evidence = append(f.evidence, d.evidence(p, ws.Pos,
+			fmt.Sprintf("`%s` wrote byte %d", oneLine(ws.Stmt), k), o.vars(wrote)))
+	}
+	f.evidence = append(f.evidence, d.evidence(p, rs.Pos, claim, o.vars(root)))
+	f.summary = fmt.Sprintf("%s built %s for %s: %s (%s:%d)", syntax.ShortFunc(p.FID.Func),
+		strconv.Quote(got), strconv.Quote(want), claim, d.rel(rs.File), rs.Line)
+	f.detail = diff + ". Following the trace of " + pname + " statement by statement, " + claim + "."
+	f.explanation = f.detail + " adi has no fix template for this: the statement is where the wrong string was decided."
+	return f
+}
+
+// outputTrace is the trace of the frame that built a string, and where in
+// it the string went wrong.
+type outputTrace struct {
+	d     *diagnoser
+	file  *syntax.File
+	st    *frameState
+	frame *trace.Frame
+	// name is the variable the string was built in; wrote the step that
+	// wrote its first wrong byte (len(steps) if none did), lastWrite the
+	// step that wrote before it.
+	name             string
+	wrote, lastWrite int
+	stmts            map[int]ast.Stmt
+}
+
+// skippedWrite finds, after the last right write, the first condition whose
+// skipped branch writes to the string.
+func (o *outputTrace) skippedWrite() (int, string) {
+	steps := o.st.flt.Steps
+	for i := o.lastWrite + 1; i < o.wrote && i < len(steps); i++ {
+		is, branch, cond := o.skipped(i)
+		if is == nil {
+			continue
+		}
+		if w := writeIn(branch, o.name); w != nil {
+			return o.decided(i, is, fmt.Sprintf("`%s` was %v, so `%s` (line %d) did not run", oneLine(steps[i].Stmt), cond,
+				oneLine(o.file.Text(w)), o.file.Line(w.Pos())))
+		}
+	}
+	return -1, ""
+}
+
+// letThrough finds the condition that let the write of bytes too many run:
+// the innermost if around the write, at its last run before it.
+func (o *outputTrace) letThrough() (int, string) {
+	steps := o.st.flt.Steps
+	ws := steps[o.wrote]
+	is := o.file.EnclosingIf(ws.Line)
+	if is == nil {
+		return -1, ""
+	}
+	line := o.file.Line(is.Pos())
+	for i := o.wrote - 1; i > o.lastWrite; i-- {
+		if steps[i].Line == line && steps[i].File == ws.File {
+			return o.decided(i, is, fmt.Sprintf("`%s` let `%s` (line %d) run", oneLine(steps[i].Stmt), oneLine(ws.Stmt), ws.Line))
+		}
+	}
+	return -1, ""
+}
+
+// wrongValue finds what made the written byte wrong: the last assignment
+// that changed a variable the write reads; else the condition whose
+// skipped branch would have changed one, traced to the assignment that
+// decided it.
+func (o *outputTrace) wrongValue() (int, string) {
+	steps := o.st.flt.Steps
+	ws := steps[o.wrote]
+	stmt := o.file.StmtAt(ws.Line)
+	if stmt == nil {
+		return -1, ""
+	}
+	read := writtenVars(stmt, o.name)
+	for _, x := range read {
+		if j := o.lastAssign(x, o.wrote); j >= 0 && isUpdate(o.stmt(j)) {
+			return j, fmt.Sprintf("`%s` made %s %s, which `%s` (line %d) wrote", oneLine(steps[j].Stmt), x,
+				o.valueAfter(j, x), oneLine(ws.Stmt), ws.Line)
+		}
+	}
+	from := o.lastWrite + 1
+	if h := o.iterationOf(o.wrote); h > o.lastWrite {
+		from = h
+	}
+	for i := from; i < o.wrote; i++ {
+		is, branch, cond := o.skipped(i)
+		if is == nil {
+			continue
+		}
+		for _, x := range read {
+			if !assigns(branch, x) {
+				continue
+			}
+			return o.decided(i, is, fmt.Sprintf("`%s` was %v, so %s was not changed before `%s` (line %d) wrote it",
+				oneLine(steps[i].Stmt), cond, x, oneLine(ws.Stmt), ws.Line))
+		}
+	}
+	return -1, ""
+}
+
+// decided returns the step that decided the if of step i, with what
+// happened: the if itself, or, when its condition reads a variable that
+// carries state into the loop's iteration (set in an earlier iteration or
+// before the loop: capNext, first), the assignment that last set it. A
+// variable computed in the same iteration is part of the condition.
+func (o *outputTrace) decided(i int, is *ast.IfStmt, what string) (int, string) {
+	h := o.iterationOf(i)
+	if h < 0 {
+		return i, what
+	}
+	steps := o.st.flt.Steps
+	for _, y := range idents(is.Cond) {
+		j := o.lastAssign(y, i)
+		if j < 0 || j >= h {
+			continue
+		}
+		if _, ok := o.stmt(j).(*ast.AssignStmt); ok {
+			return j, fmt.Sprintf("`%s` made %s %s; then %s", oneLine(steps[j].Stmt), y, o.valueAfter(j, y), what)
+		}
+	}
+	return i, what
+}
+
+// iterationOf returns the step that began the iteration of the innermost
+// loop around step i (its header's last step before it), -1 if step i is
+// in no loop.
+func (o *outputTrace) iterationOf(i int) int {
+	steps := o.st.flt.Steps
+	loop := innermostLoop(o.file, steps[i].Line)
+	if loop == nil {
+		return -1
+	}
+	header := o.file.Line(loop.Pos())
+	for j := i - 1; j >= 0; j-- {
+		if steps[j].Line == header && steps[j].File == steps[i].File {
+			return j
+		}
+	}
+	return -1
+}
+
+// innermostLoop returns the innermost for statement around line, nil if
+// there is none.
+func innermostLoop(file *syntax.File, line int) ast.Stmt {
+	var loop ast.Stmt
+	ast.Inspect(file.AST, func(n ast.Node) bool {
+		if n == nil || file.Line(n.Pos()) > line || file.Line(n.End()) < line {
+			return false
+		}
+		switch s := n.(type) {
+		case *ast.ForStmt:
+			loop = s
+		case *ast.RangeStmt:
+			loop = s
+		case *ast.FuncLit:
+			return false
+		}
+		return true
+	})
+	return loop
+}
+
+// vars shows, as they were before step i ran, the variables of the
+// innermost loop around it (which iteration it was) and those its
+// statement reads.
+func (o *outputTrace) vars(i int) string {
+	var names []string
+	switch l := innermostLoop(o.file, o.st.flt.Steps[i].Line).(type) {
+	case *ast.RangeStmt:
+		for _, e := range []ast.Expr{l.Key, l.Value} {
+			if id, ok := e.(*ast.Ident); ok {
+				names = append(names, id.Name)
+			}
+		}
+	case *ast.ForStmt:
+		if as, ok := l.Init.(*ast.AssignStmt); ok {
+			for _, e := range as.Lhs {
+				names = append(names, idents(e)...)
+			}
+		}
+	}
+	names = append(names, idents(o.exprOf(i))...)
+	before := o.st.before(i)
+	var out []string
+	for _, x := range names {
+		if v, ok := before[x]; ok && x != o.name && !slicesContainsPrefix(out, x+" = ") {
+			out = append(out, x+" = "+v.Text)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// skipped returns the if statement of step i, its branch that did not run
+// and the condition's value, when step i is an if whose skipped branch is a
+// block (a skipped else if is a step of its own).
+func (o *outputTrace) skipped(i int) (*ast.IfStmt, ast.Stmt, bool) {
+	steps := o.st.flt.Steps
+	is, ok := o.stmt(i).(*ast.IfStmt)
+	if !ok || o.file.Line(is.Pos()) != steps[i].Line || i+1 >= len(steps) || steps[i+1].File != steps[i].File {
+		return nil, nil, false
+	}
+	next := steps[i+1].Line
+	inBody := o.file.Line(is.Body.Lbrace) < next && next < o.file.Line(is.Body.Rbrace)
+	if !inBody {
+		return is, is.Body, false
+	}
+	if blk, ok := is.Else.(*ast.BlockStmt); ok {
+		return is, blk, true
+	}
+	return nil, nil, false
+}
+
+// lastAssign returns the last step before step `before` that assigned the
+// variable x (whether or not its value changed), a loop's header that sets
+// it included; -1 if none did.
+func (o *outputTrace) lastAssign(x string, before int) int {
+	for j := before - 1; j >= 0; j-- {
+		if setsVar(o.stmt(j), x) {
+			return j
+		}
+	}
+	return -1
+}
+
+// valueAfter renders the variable x after step j.
+func (o *outputTrace) valueAfter(j int, x string) string {
+	if v, ok := o.st.afterStep(j)[x]; ok {
+		return v.Text
+	}
+	return "?"
+}
+
+// stmt returns the statement of step i (cached by line: the rule looks up
+// the same lines again and again).
+func (o *outputTrace) stmt(i int) ast.Stmt {
+	st := o.st.flt.Steps[i]
+	if st.File != o.file.Path {
+		return nil
+	}
+	if s, ok := o.stmts[st.Line]; ok {
+		return s
+	}
+	if o.stmts == nil {
+		o.stmts = map[int]ast.Stmt{}
+	}
+	s := o.file.StmtAt(st.Line)
+	o.stmts[st.Line] = s
+	return s
+}
+
+// exprOf returns what step i's statement reads: an if's condition, an
+// assignment's right side, a call's arguments.
+func (o *outputTrace) exprOf(i int) ast.Expr {
+	switch s := o.file.StmtAt(o.st.flt.Steps[i].Line).(type) {
+	case *ast.IfStmt:
+		return s.Cond
+	case *ast.AssignStmt:
+		if len(s.Rhs) == 1 {
+			return s.Rhs[0]
+		}
+	case *ast.IncDecStmt:
+		return s.X
+	case *ast.ExprStmt:
+		return s.X
+	}
+	return nil
+}
+
+// writeIn returns the first statement of n that writes to the string in
+// variable name: a Write… method called on it, an assignment to it
+// (s += …, buf = append(buf, …)), fmt.Fprint… into it.
+func writeIn(n ast.Node, name string) ast.Stmt {
+	var found ast.Stmt
+	ast.Inspect(n, func(x ast.Node) bool {
+		if found != nil {
+			return false
+		}
+		switch s := x.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ExprStmt:
+			if call, ok := s.X.(*ast.CallExpr); ok && writesTo(call, name) {
+				found = s
+			}
+		case *ast.AssignStmt:
+			for _, l := range s.Lhs {
+				if id, ok := l.(*ast.Ident); ok && id.Name == name {
+					found = s
+				}
+			}
+		}
+		return true
+	})
+	return found
+}
+
+// writesTo reports whether call writes to the string in variable name.
+func writesTo(call *ast.CallExpr, name string) bool {
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	if id, ok := sel.X.(*ast.Ident); ok && id.Name == name && strings.HasPrefix(sel.Sel.Name, "Write") {
+		return true
+	}
+	if id, ok := sel.X.(*ast.Ident); ok && id.Name == "fmt" && strings.HasPrefix(sel.Sel.Name, "Fprint") && len(call.Args) > 0 {
+		if root := rootIdent(call.Args[0]); root != nil && root.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// writtenVars returns the variables a write to the string in name reads for
+// what it writes: a Write call's arguments, an assignment's right side.
+func writtenVars(stmt ast.Stmt, name string) []string {
+	var e []ast.Expr
+	switch s := stmt.(type) {
+	case *ast.ExprStmt:
+		if call, ok := s.X.(*ast.CallExpr); ok {
+			e = call.Args
+		}
+	case *ast.AssignStmt:
+		e = s.Rhs
+	}
+	var out []string
+	for _, x := range e {
+		for _, id := range idents(x) {
+			if id != name {
+				out = append(out, id)
+			}
+		}
+	}
+	return out
+}
+
+// isUpdate reports whether stmt changes a variable that exists already (=,
+// op=, ++, --), rather than declaring one or being a loop's header.
+func isUpdate(stmt ast.Stmt) bool {
+	switch s := stmt.(type) {
+	case *ast.AssignStmt:
+		return s.Tok != token.DEFINE
+	case *ast.IncDecStmt:
+		return true
+	}
+	return false
+}
+
+// setsVar reports whether stmt itself (not a statement in its body) sets
+// the variable x: an assignment or declaration, ++ or --, a loop header.
+func setsVar(stmt ast.Stmt, x string) bool {
+	is := func(e ast.Expr) bool {
+		id, ok := e.(*ast.Ident)
+		return ok && id.Name == x
+	}
+	switch s := stmt.(type) {
+	case *ast.AssignStmt:
+		return slices.ContainsFunc(s.Lhs, is)
+	case *ast.IncDecStmt:
+		return is(s.X)
+	case *ast.DeclStmt:
+		gd, ok := s.Decl.(*ast.GenDecl)
+		if !ok {
+			return false
+		}
+		for _, sp := range gd.Specs {
+			if vs, ok := sp.(*ast.ValueSpec); ok {
+				for _, n := range vs.Names {
+					if n.Name == x {
+						return true
+					}
+				}
+			}
+		}
+	case *ast.RangeStmt:
+		return s.Key != nil && is(s.Key) || s.Value != nil && is(s.Value)
+	case *ast.ForStmt:
+		return s.Init != nil && setsVar(s.Init, x) || s.Post != nil && setsVar(s.Post, x)
+	}
+	return false
+}
+
+// assigns reports whether n assigns to the variable x.
+func assigns(n ast.Node, x string) bool {
+	found := false
+	ast.Inspect(n, func(c ast.Node) bool {
+		switch s := c.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.AssignStmt:
+			for _, l := range s.Lhs {
+				if id, ok := l.(*ast.Ident); ok && id.Name == x {
+					found = true
+				}
+			}
+		case *ast.IncDecStmt:
+			if id, ok := s.X.(*ast.Ident); ok && id.Name == x {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}

@@ -1,0 +1,208 @@
+package offline
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/adi-go/adi/engine"
+)
+
+// TestOutputDiff: where and how a built string first differs from the
+// wanted one.
+func TestOutputDiff(t *testing.T) {
+	for _, c := range []struct {
+		got, want string
+		k, how, m int
+	}{
+		{"1_a2", "1_a_2", 3, outputMissing, 1},
+		{"ab", "abcd", 2, outputMissing, 2},
+		{", a, b", "a, b", 0, outputExtra, 2},
+		{"Testcase", "TestCase", 4, outputWrong, 1},
+		{"sestCase", "testCase", 0, outputWrong, 1},
+		{"abcdefgh", "abXYZWVUT", 2, outputWrong, 1},
+	} {
+		k, how, m := outputDiff(c.got, c.want)
+		if k != c.k || how != c.how || m != c.m {
+			t.Errorf("outputDiff(%q, %q) = %d, %d, %d; want %d, %d, %d", c.got, c.want, k, how, m, c.k, c.how, c.m)
+		}
+	}
+}
+
+// TestDiagnoseOutput: a test wants another string than the module built;
+// the trace of the function that built it, with every iteration, names
+// the statement that decided the first wrong byte, for each way a string
+// goes wrong: a byte missing (a guard that skipped the write), a byte
+// wrong (the assignment of the value written; a flag set in an earlier
+// iteration that kept the value from being changed), bytes too many (a
+// flag set before the loop that let the write run). Without the rule
+// (checked) the spectrum ranks another line first in the last three, and
+// the missing byte's guard is the boundary rule's unverified bound; without
+// following a flag to where it was set, the last two name the if.
+func TestDiagnoseOutput(t *testing.T) {
+	for _, c := range []struct {
+		name, src, test string
+		line            int
+		says            string
+	}{{
+		name: "missing",
+		src: `package m
+
+import "strings"
+
+// Snake puts an underscore before each upper-case letter but the first
+// and lowers it: "HelloWorld" → "hello_world".
+func Snake(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		upper := c >= 'A' && c <= 'Z'
+		if upper && i > 1 {
+			b.WriteByte('_')
+		}
+		if upper {
+			c += 'a' - 'A'
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+`,
+		test: `package m
+
+import "testing"
+
+func TestSnake(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"hello", "hello"},
+		{"HelloWorld", "hello_world"},
+		{"myHTTP", "my_h_t_t_p"},
+		{"aB", "a_b"},
+	} {
+		if got := Snake(c.in); got != c.want {
+			t.Errorf("Snake(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+`,
+		line: 12, says: "`if upper && i > 1 {` was false, so `b.WriteByte('_')` (line 13) did not run",
+	}, {
+		name: "wrong value",
+		src: `package m
+
+// Rot13 turns each letter 13 places on in the alphabet.
+func Rot13(s string) string {
+	out := make([]byte, 0, len(s))
+	for _, c := range []byte(s) {
+		switch {
+		case c >= 'a' && c <= 'z':
+			c = 'a' + (c-'a'+13)%26
+		case c >= 'A' && c <= 'Z':
+			c = 'A' + (c-'A'+12)%26
+		}
+		out = append(out, c)
+	}
+	return string(out)
+}
+`,
+		test: `package m
+
+import "testing"
+
+func TestRot13(t *testing.T) {
+	if got := Rot13("abc"); got != "nop" {
+		t.Errorf("Rot13 = %q", got)
+	}
+	if got := Rot13("Hello"); got != "Uryyb" {
+		t.Errorf("Rot13 = %q", got)
+	}
+}
+`,
+		line: 11, says: "`c = 'A' + (c-'A'+12)%26` made c 84, which `out = append(out, c)` (line 13) wrote",
+	}, {
+		name: "flag",
+		src: `package m
+
+import "strings"
+
+// Title upper-cases the first letter of each word, words being separated
+// by spaces and hyphens: "x-ray vision" → "X-Ray Vision".
+func Title(s string) string {
+	var b strings.Builder
+	up := true
+	for _, c := range []byte(s) {
+		if up && c >= 'a' && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		b.WriteByte(c)
+		up = c == ' '
+	}
+	return b.String()
+}
+`,
+		test: `package m
+
+import "testing"
+
+func TestTitle(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"go", "Go"},
+		{"go is fun", "Go Is Fun"},
+		{"x-ray vision", "X-Ray Vision"},
+	} {
+		if got := Title(c.in); got != c.want {
+			t.Errorf("Title(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+`,
+		line: 15, says: "`up = c == ' '` made up false; then `if up && c >= 'a' && c <= 'z' {` was false, so c was not changed",
+	}, {
+		name: "extra",
+		src: `package m
+
+import "strings"
+
+// List joins the items with ", ".
+func List(items ...string) string {
+	var b strings.Builder
+	first := false
+	for _, it := range items {
+		if !first {
+			b.WriteString(", ")
+		}
+		first = false
+		b.WriteString(it)
+	}
+	return b.String()
+}
+`,
+		test: `package m
+
+import "testing"
+
+func TestList(t *testing.T) {
+	if got := List(); got != "" {
+		t.Errorf("List() = %q", got)
+	}
+	if got := List("a", "b"); got != "a, b" {
+		t.Errorf("List = %q", got)
+	}
+}
+`,
+		line: 8, says: "`first := false` made first false; then `if !first {` let `b.WriteString(\", \")` (line 11) run",
+	}} {
+		// Not in parallel: Delve waits for any child of the process (see
+		// adapter's TestConcurrentSessions).
+		t.Run(c.name, func(t *testing.T) {
+			dir := writeModule(t, map[string]string{"m.go": c.src, "m_test.go": c.test})
+			_, d := diagnoseWith(t, dir, engine.Options{Timeout: 2 * time.Minute}, Options{NoVerify: true}, "go", "test", ".")
+			if d.Method != "output" || d.RootCause.Line != c.line {
+				t.Fatalf("root cause line %d by %s: %s; want line %d by output", d.RootCause.Line, d.Method, d.Summary, c.line)
+			}
+			if !strings.Contains(d.Summary, c.says) {
+				t.Errorf("summary %q; want it to say %q", d.Summary, c.says)
+			}
+		})
+	}
+}
