@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/token"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -47,7 +48,7 @@ func (d *diagnoser) outputFindings(ctx context.Context, fails []failure) []*find
 		if tried++; tried > maxOutputFailures || ctx.Err() != nil {
 			break
 		}
-		if f := d.outputFinding(ctx, w, got, want); f != nil {
+		if f := d.outputFinding(ctx, fl.test, w, got, want); f != nil {
 			return []*finding{f}
 		}
 	}
@@ -136,6 +137,40 @@ func (d *diagnoser) producer(w *trace.Frame, got string) *trace.Frame {
 	return w
 }
 
+// builder returns the source file of frame p, its trace with every loop
+// iteration kept, and the variable it built got in ("" if none).
+func (d *diagnoser) builder(ctx context.Context, p *trace.Frame, got string) (*syntax.File, *frameState, string) {
+	if isTestFile(p.Decl.File) {
+		return nil, nil, ""
+	}
+	file, err := d.src.File(p.Decl.File)
+	if err != nil {
+		return nil, nil, ""
+	}
+	flt, st, err := d.fltAll(ctx, p)
+	if err != nil || flt.Truncated {
+		return nil, nil, ""
+	}
+	return file, st, builderVar(st, got)
+}
+
+// firstReturning returns the first frame of the module, under the test's
+// frame and other than w, whose result is got.
+func (d *diagnoser) firstReturning(test, w *trace.Frame, got string) *trace.Frame {
+	seqs := d.subtree(int32(test.Seq))
+	slices.Sort(seqs)
+	for _, seq := range seqs {
+		f := d.rec.At(int(seq))
+		if f.Seq == w.Seq || isTestFile(f.Decl.File) {
+			continue
+		}
+		if s, n, ok := stringValue(resultValue(f, 0)); ok && s == got && n == len(got) {
+			return f
+		}
+	}
+	return nil
+}
+
 // builtBytes returns how long the string being built in v is and the bytes
 // of it the recording kept: v is a string, a []byte, or a strings.Builder
 // or bytes.Buffer (their buf).
@@ -179,16 +214,23 @@ func builtBytes(v *trace.Value) (known []byte, n int, ok bool) {
 }
 
 // builderVar returns the variable of the trace that holds got as the frame
-// returns, "" if none does.
+// returns and that its steps changed (not an argument handed back), ""
+// if there is none.
 func builderVar(st *frameState, got string) string {
 	if len(st.flt.Steps) == 0 {
 		return ""
 	}
 	last := st.before(len(st.flt.Steps) - 1)
-	for name, v := range last {
-		known, n, ok := builtBytes(v)
-		if ok && n == len(got) && len(known) > 0 && strings.HasPrefix(got, string(known)) {
-			return name
+	names := slices.Sorted(maps.Keys(last))
+	for _, name := range names {
+		known, n, ok := builtBytes(last[name])
+		if !ok || n != len(got) || len(known) == 0 || !strings.HasPrefix(got, string(known)) {
+			continue
+		}
+		for i := range st.flt.Steps {
+			if changedVar(&st.flt.Steps[i], name) != nil {
+				return name
+			}
 		}
 	}
 	return ""
@@ -207,6 +249,12 @@ func outputDiff(got, want string) (k, how, m int) {
 	for k < len(got) && k < len(want) && got[k] == want[k] {
 		k++
 	}
+	switch {
+	case k == len(got):
+		return k, outputMissing, len(want) - k
+	case k == len(want):
+		return k, outputExtra, len(got) - k
+	}
 	for m = 1; m <= 4; m++ {
 		if k+m <= len(want) && got[k:] == want[k+m:] {
 			return k, outputMissing, m
@@ -220,20 +268,23 @@ func outputDiff(got, want string) (k, how, m int) {
 
 // outputFinding traces the string got back into the trace of the frame
 // that built it, below w.
-func (d *diagnoser) outputFinding(ctx context.Context, w *trace.Frame, got, want string) *finding {
+func (d *diagnoser) outputFinding(ctx context.Context, test, w *trace.Frame, got, want string) *finding {
 	p := d.producer(w, got)
-	file, err := d.src.File(p.Decl.File)
-	if err != nil || isTestFile(p.Decl.File) {
-		return nil
-	}
-	flt, st, err := d.fltAll(ctx, p)
-	if err != nil || flt.Truncated {
-		return nil
-	}
-	name := builderVar(st, got)
+	file, st, name := d.builder(ctx, p, got)
 	if name == "" {
-		return nil
+		// The string was made before the call the check read returned
+		// it (Result.String returns the field Get filled in): the first
+		// frame of the test's that returned it made it.
+		q := d.firstReturning(test, w, got)
+		if q == nil {
+			return nil
+		}
+		p = d.producer(q, got)
+		if file, st, name = d.builder(ctx, p, got); name == "" {
+			return nil
+		}
 	}
+	flt := st.flt
 	k, how, m := outputDiff(got, want)
 	// wrote is the step that made the string longer than k (the end when
 	// none did); lastWrite the step before it that wrote last.

@@ -21,6 +21,8 @@ func TestOutputDiff(t *testing.T) {
 		{"Testcase", "TestCase", 4, outputWrong, 1},
 		{"sestCase", "testCase", 0, outputWrong, 1},
 		{"abcdefgh", "abXYZWVUT", 2, outputWrong, 1},
+		{"Ada", "Ada Lovelace", 3, outputMissing, 9},
+		{"Ada Lovelace", "Ada", 3, outputExtra, 9},
 	} {
 		k, how, m := outputDiff(c.got, c.want)
 		if k != c.k || how != c.how || m != c.m {
@@ -38,7 +40,9 @@ func TestOutputDiff(t *testing.T) {
 // flag set before the loop that let the write run). Without the rule
 // (checked) the spectrum ranks another line first in the last three, and
 // the missing byte's guard is the boundary rule's unverified bound; without
-// following a flag to where it was set, the last two name the if.
+// following a flag to where it was set, the flag's two cases name the if.
+// The last case's string is made by a call before the one the check read
+// (a getter of the field it went into).
 func TestDiagnoseOutput(t *testing.T) {
 	for _, c := range []struct {
 		name, src, test string
@@ -191,6 +195,41 @@ func TestList(t *testing.T) {
 }
 `,
 		line: 8, says: "`first := false` made first false; then `if !first {` let `b.WriteString(\", \")` (line 11) run",
+	}, {
+		name: "field",
+		src: `package m
+
+import "strings"
+
+// Name is a person's full name.
+type Name struct{ full string }
+
+// New makes the name of first and last (which may be empty).
+func New(first, last string) *Name { return &Name{full: join(first, last)} }
+
+func (n *Name) String() string { return n.full }
+
+func join(first, last string) string {
+	var b strings.Builder
+	b.WriteString(first)
+	if last == "" {
+		b.WriteByte(' ')
+		b.WriteString(last)
+	}
+	return b.String()
+}
+`,
+		test: `package m
+
+import "testing"
+
+func TestName(t *testing.T) {
+	if got := New("Ada", "Lovelace").String(); got != "Ada Lovelace" {
+		t.Errorf("got %q", got)
+	}
+}
+`,
+		line: 16, says: "`if last == \"\" {` was false, so `b.WriteByte(' ')` (line 17) did not run",
 	}} {
 		// Not in parallel: Delve waits for any child of the process (see
 		// adapter's TestConcurrentSessions).
