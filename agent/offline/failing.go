@@ -23,8 +23,10 @@ import (
 type failure struct {
 	test *trace.Frame
 	// step is the t.Errorf step; ifStep the step of the if guarding it
-	// (-1 when there is none).
+	// (-1 when there is none), or the step before it when the if's line
+	// is no stop (see ifStepOf); ifPos is the if's position.
 	step, ifStep int
+	ifPos        trace.Pos
 	cond         string
 	// wrong are the frames whose results fed the failed condition.
 	wrong []*trace.Frame
@@ -373,16 +375,11 @@ func (d *diagnoser) assertion(flt *trace.FLT, st *frameState, fl *failure) {
 	// else the arguments of a helper's call (check(t, got, want)).
 	var cond ast.Expr
 	if is := file.EnclosingIf(step.Line); is != nil {
-		ifLine := file.Line(is.Pos())
-		for i := fl.step - 1; i >= 0; i-- {
-			if flt.Steps[i].Line == ifLine && flt.Steps[i].File == step.File {
-				fl.ifStep = i
-				break
-			}
-		}
+		fl.ifStep = ifStepOf(flt, fl.step, file, is)
+		fl.ifPos = trace.Pos{File: step.File, Line: file.Line(is.Pos())}
 		cond = is.Cond
 	} else if es, ok := file.StmtAt(step.Line).(*ast.ExprStmt); ok && !testFailRE.MatchString(step.Stmt) {
-		fl.ifStep, cond = fl.step, es.X
+		fl.ifStep, fl.ifPos, cond = fl.step, step.Pos, es.X
 	}
 	if cond == nil || fl.ifStep < 0 {
 		fl.wrong = d.moduleCallees(flt, 0, fl.step)
@@ -470,6 +467,26 @@ func (d *diagnoser) assertion(flt *trace.FLT, st *frameState, fl *failure) {
 	}
 }
 
+// ifStepOf returns the step at which the if statement is, whose body (or
+// else) holds step at, read its condition: the last step of the if's line
+// before the body's steps. When the compiler marked no instruction of the
+// if's line as a statement (`if actual != expected {` comparing two
+// strings declared just before, in a -N -l build), no step stops there:
+// the step before the body's then, after which the variables are those
+// the condition read. -1 when there is no step before the body's.
+func ifStepOf(flt *trace.FLT, at int, file *syntax.File, is *ast.IfStmt) int {
+	ifLine, end := file.Line(is.Pos()), file.Line(is.End())
+	i := at - 1
+	for i >= 0 {
+		st := flt.Steps[i]
+		if st.File != flt.Steps[at].File || st.Line <= ifLine || st.Line > end {
+			break
+		}
+		i--
+	}
+	return i
+}
+
 // moduleCallees returns the non-test frames called by steps [from, to).
 func (d *diagnoser) moduleCallees(flt *trace.FLT, from, to int) []*trace.Frame {
 	var out []*trace.Frame
@@ -526,8 +543,7 @@ func (d *diagnoser) failureEvidence(fl failure) []report.Evidence {
 		if len(from) > 0 {
 			claim += ": " + strings.Join(from, "; ")
 		}
-		ifPos := st.flt.Steps[fl.ifStep].Pos
-		out = append(out, d.evidence(fl.test, ifPos, claim, strings.Join(vals, ", ")))
+		out = append(out, d.evidence(fl.test, fl.ifPos, claim, strings.Join(vals, ", ")))
 	}
 	if fl.message != "" {
 		out = append(out, d.evidence(fl.test, step.Pos, "the test reported", fl.message))
