@@ -118,16 +118,27 @@ func stringValue(v *trace.Value) (s string, n int, ok bool) {
 
 // producer follows the rejected string down from frame w through the
 // module's calls that returned it as it was (ToSnake returns ToDelimited's
-// result, which returns ToScreamingDelimited's): the deepest is where it
-// was built.
+// result, which returns ToScreamingDelimited's), or as the bytes of it
+// (`return string(v.bytes())`): the deepest is where it was built.
 func (d *diagnoser) producer(w *trace.Frame, got string) *trace.Frame {
 	for depth := 0; depth < 16; depth++ {
-		var next *trace.Frame
+		var next, bytesOf *trace.Frame
 		for _, seq := range d.rec.Children(w.Seq) {
 			c := d.rec.At(int(seq))
-			if s, n, ok := stringValue(resultValue(c, 0)); ok && s == got && n == len(got) && !isTestFile(c.Decl.File) {
+			if isTestFile(c.Decl.File) {
+				continue
+			}
+			r := resultValue(c, 0)
+			if s, n, ok := stringValue(r); ok && s == got && n == len(got) {
 				next = c
 			}
+			// The recording keeps a slice's length, not its bytes.
+			if r != nil && r.Kind == trace.KindSlice && (r.Type == "[]uint8" || r.Type == "[]byte") && r.Len == int64(len(got)) {
+				bytesOf = c
+			}
+		}
+		if next == nil {
+			next = bytesOf
 		}
 		if next == nil {
 			return w
@@ -312,6 +323,9 @@ func (d *diagnoser) outputFinding(ctx context.Context, test, w *trace.Frame, got
 		return nil
 	}
 	o := &outputTrace{d: d, file: file, st: st, frame: p, name: name, wrote: wrote, lastWrite: lastWrite}
+	if how == outputWrong {
+		o.wrongByte, o.wantByte = strconv.Quote(got[k:k+1]), strconv.Quote(want[k:k+1])
+	}
 	var root int
 	var claim string
 	switch how {
@@ -368,7 +382,10 @@ type outputTrace struct {
 	// step that wrote before it.
 	name             string
 	wrote, lastWrite int
-	stmts            map[int]ast.Stmt
+	// wrongByte is the first wrong byte, wantByte the one wanted there
+	// (quoted).
+	wrongByte, wantByte string
+	stmts               map[int]ast.Stmt
 }
 
 // skippedWrite finds, after the last right write, the first condition whose
@@ -441,7 +458,10 @@ func (o *outputTrace) wrongValue() (int, string) {
 				oneLine(steps[i].Stmt), cond, x, oneLine(ws.Stmt), ws.Line))
 		}
 	}
-	return -1, ""
+	// Nothing changed what it wrote, nor skipped a change: the write
+	// itself.
+	return o.wrote, fmt.Sprintf("`%s` wrote %s where %s belongs, from values no statement before it changed",
+		oneLine(ws.Stmt), o.wrongByte, o.wantByte)
 }
 
 // decided returns the step that decided the if of step i, with what

@@ -41,8 +41,12 @@ func TestOutputDiff(t *testing.T) {
 // (checked) the spectrum ranks another line first in the last three, and
 // the missing byte's guard is the boundary rule's unverified bound; without
 // following a flag to where it was set, the flag's two cases name the if.
-// The last case's string is made by a call before the one the check read
-// (a getter of the field it went into).
+// The field case's string is made by a call before the one the check read
+// (a getter of the field it went into); the bytes case's by a call whose
+// []byte the one read turns into a string, and the statement that wrote
+// the wrong byte is the suspect, as nothing it read was wrong; its check
+// (`if actual != expected {` comparing two strings declared just before)
+// is a line the compiler marks as no statement, where no step stops.
 func TestDiagnoseOutput(t *testing.T) {
 	for _, c := range []struct {
 		name, src, test string
@@ -230,6 +234,50 @@ func TestName(t *testing.T) {
 }
 `,
 		line: 16, says: "`if last == \"\" {` was false, so `b.WriteByte(' ')` (line 17) did not run",
+	}, {
+		name: "bytes",
+		src: `package m
+
+import "strconv"
+
+// Version is a dotted version number.
+type Version struct{ parts []int64 }
+
+func (v *Version) String() string { return string(v.bytes()) }
+
+func (v *Version) bytes() []byte {
+	var buf []byte
+	for i, p := range v.parts {
+		if i > 0 {
+			buf = append(buf, '.')
+		}
+		buf = strconv.AppendInt(buf, p, 16)
+	}
+	return buf
+}
+`,
+		test: `package m
+
+import "testing"
+
+func TestString(t *testing.T) {
+	for _, c := range []struct {
+		parts []int64
+		want  string
+	}{
+		{[]int64{1, 2, 3}, "1.2.3"},
+		{[]int64{17, 3, 0}, "17.3.0"},
+	} {
+		v := &Version{c.parts}
+		actual := v.String()
+		expected := c.want
+		if actual != expected {
+			t.Fatalf("expected: %s\nactual: %s", expected, actual)
+		}
+	}
+}
+`,
+		line: 16, says: "`buf = strconv.AppendInt(buf, p, 16)` wrote \"1\" where \"7\" belongs",
 	}} {
 		// Not in parallel: Delve waits for any child of the process (see
 		// adapter's TestConcurrentSessions).
