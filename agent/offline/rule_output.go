@@ -69,30 +69,74 @@ func (d *diagnoser) gotWant(fl failure) (got, want string, w *trace.Frame, ok bo
 		}
 	}
 	e := parseExpr(fl.cond)
-	if w == nil || e == nil {
+	if e == nil {
 		return "", "", nil, false
 	}
 	// The sides of the comparison, or the arguments of a helper's call
-	// (assert.Equal(t, want, got)): the string among them that is not the
-	// one rejected.
-	sides := comparedSides(e)
+	// (assert.Equal(t, want, got)).
+	var strs []string
+	for _, side := range comparedSides(e) {
+		strs = appendString(strs, side, st.afterStep(fl.ifStep))
+	}
 	if call, isCall := ast.Unparen(e).(*ast.CallExpr); isCall {
 		for _, a := range call.Args {
-			sides = append(sides, exprString(a))
+			strs = appendString(strs, exprString(a), st.afterStep(fl.ifStep))
 		}
 	}
-	vars := st.afterStep(fl.ifStep)
-	for _, side := range sides {
-		text, ok := evalText(side, vars)
-		if !ok {
-			continue
+	if w == nil {
+		// No call of the check's made the value: a table of results
+		// computed before (`{"1,000", Comma(1000), "1,000"}`). The
+		// rejected one is the side a call of the module under the test
+		// returned, when only one side is.
+		root := d.testFrameOf(fl.test)
+		for _, s := range strs {
+			if s == "" {
+				continue
+			}
+			if f := d.firstReturning(root, nil, s); f != nil {
+				if w != nil {
+					return "", "", nil, false
+				}
+				got, w = s, f
+			}
 		}
-		s, err := strconv.Unquote(text)
-		if err == nil && s != got {
+		if w == nil {
+			return "", "", nil, false
+		}
+	}
+	for _, s := range strs {
+		if s != got {
 			return got, s, w, true
 		}
 	}
 	return "", "", nil, false
+}
+
+// appendString appends to strs the string that the expression side has
+// over vars, if it is a string the recording kept whole.
+func appendString(strs []string, side string, vars map[string]*trace.Value) []string {
+	text, ok := evalText(side, vars)
+	if !ok {
+		return strs
+	}
+	s, err := strconv.Unquote(text)
+	if err != nil || slices.Contains(strs, s) {
+		return strs
+	}
+	return append(strs, s)
+}
+
+// testFrameOf returns the outermost frame of the test files among f and
+// its callers: the test function whose helper f may be.
+func (d *diagnoser) testFrameOf(f *trace.Frame) *trace.Frame {
+	for seq := d.rec.ParentOf(f.Seq); seq >= 0; seq = d.rec.ParentOf(seq) {
+		p := d.rec.At(seq)
+		if !isTestFile(p.Decl.File) {
+			break
+		}
+		f = p
+	}
+	return f
 }
 
 // stringValue returns what a recorded string value kept of the string and
@@ -166,13 +210,13 @@ func (d *diagnoser) builder(ctx context.Context, p *trace.Frame, got string) (*s
 }
 
 // firstReturning returns the first frame of the module, under the test's
-// frame and other than w, whose result is got.
+// frame and other than w (if not nil), whose result is got.
 func (d *diagnoser) firstReturning(test, w *trace.Frame, got string) *trace.Frame {
 	seqs := d.subtree(int32(test.Seq))
 	slices.Sort(seqs)
 	for _, seq := range seqs {
 		f := d.rec.At(int(seq))
-		if f.Seq == w.Seq || isTestFile(f.Decl.File) {
+		if w != nil && f.Seq == w.Seq || isTestFile(f.Decl.File) {
 			continue
 		}
 		if s, n, ok := stringValue(resultValue(f, 0)); ok && s == got && n == len(got) {
@@ -184,12 +228,17 @@ func (d *diagnoser) firstReturning(test, w *trace.Frame, got string) *trace.Fram
 
 // builtBytes returns how long the string being built in v is and the bytes
 // of it the recording kept: v is a string, a []byte, or a strings.Builder
-// or bytes.Buffer (their buf).
+// or bytes.Buffer (their buf), or a pointer to one of those two.
 func builtBytes(v *trace.Value) (known []byte, n int, ok bool) {
 	if v == nil {
 		return nil, 0, false
 	}
 	switch v.Kind {
+	case trace.KindPointer:
+		if v.Nil || len(v.Children) != 1 || v.Children[0].Kind != trace.KindStruct {
+			return nil, 0, false
+		}
+		return builtBytes(&v.Children[0])
 	case trace.KindString:
 		s, n, ok := stringValue(v)
 		return []byte(s), n, ok

@@ -31,30 +31,9 @@ func TestOutputDiff(t *testing.T) {
 	}
 }
 
-// TestDiagnoseOutput: a test wants another string than the module built;
-// the trace of the function that built it, with every iteration, names
-// the statement that decided the first wrong byte, for each way a string
-// goes wrong: a byte missing (a guard that skipped the write), a byte
-// wrong (the assignment of the value written; a flag set in an earlier
-// iteration that kept the value from being changed), bytes too many (a
-// flag set before the loop that let the write run). Without the rule
-// (checked) the spectrum ranks another line first in the last three, and
-// the missing byte's guard is the boundary rule's unverified bound; without
-// following a flag to where it was set, the flag's two cases name the if.
-// The field case's string is made by a call before the one the check read
-// (a getter of the field it went into); the bytes case's by a call whose
-// []byte the one read turns into a string, and the statement that wrote
-// the wrong byte is the suspect, as nothing it read was wrong; its check
-// (`if actual != expected {` comparing two strings declared just before)
-// is a line the compiler marks as no statement, where no step stops.
-func TestDiagnoseOutput(t *testing.T) {
-	for _, c := range []struct {
-		name, src, test string
-		line            int
-		says            string
-	}{{
-		name: "missing",
-		src: `package m
+// snakeSrc is a Snake that puts no underscore before a second letter that
+// is upper-case (line 12: i > 1).
+const snakeSrc = `package m
 
 import "strings"
 
@@ -75,7 +54,34 @@ func Snake(s string) string {
 	}
 	return b.String()
 }
-`,
+`
+
+// TestDiagnoseOutput: a test wants another string than the module built;
+// the trace of the function that built it, with every iteration, names
+// the statement that decided the first wrong byte, for each way a string
+// goes wrong: a byte missing (a guard that skipped the write), a byte
+// wrong (the assignment of the value written; a flag set in an earlier
+// iteration that kept the value from being changed), bytes too many (a
+// flag set before the loop that let the write run). Without the rule
+// (checked) the spectrum ranks another line first in the last three, and
+// the missing byte's guard is the boundary rule's unverified bound; without
+// following a flag to where it was set, the flag's two cases name the if.
+// The field case's string is made by a call before the one the check read
+// (a getter of the field it went into); the bytes case's by a call whose
+// []byte the one read turns into a string, and the statement that wrote
+// the wrong byte is the suspect, as nothing it read was wrong; its check
+// (`if actual != expected {` comparing two strings declared just before)
+// is a line the compiler marks as no statement, where no step stops. The
+// table case's strings were computed before the check, in its table: the
+// rejected one is the one a call of the module returned.
+func TestDiagnoseOutput(t *testing.T) {
+	for _, c := range []struct {
+		name, src, test string
+		line            int
+		says            string
+	}{{
+		name: "missing",
+		src:  snakeSrc,
 		test: `package m
 
 import "testing"
@@ -278,6 +284,32 @@ func TestString(t *testing.T) {
 }
 `,
 		line: 16, says: "`buf = strconv.AppendInt(buf, p, 16)` wrote \"1\" where \"7\" belongs",
+	}, {
+		name: "table",
+		src:  snakeSrc,
+		test: `package m
+
+import "testing"
+
+type testList []struct{ name, got, exp string }
+
+func (l testList) validate(t *testing.T) {
+	for _, test := range l {
+		if test.got != test.exp {
+			t.Errorf("On %v, expected %q, but got %q", test.name, test.exp, test.got)
+		}
+	}
+}
+
+func TestSnake(t *testing.T) {
+	testList{
+		{"one word", Snake("hello"), "hello"},
+		{"two words", Snake("HelloWorld"), "hello_world"},
+		{"second letter", Snake("aB"), "a_b"},
+	}.validate(t)
+}
+`,
+		line: 12, says: "`if upper && i > 1 {` was false, so `b.WriteByte('_')` (line 13) did not run",
 	}} {
 		// Not in parallel: Delve waits for any child of the process (see
 		// adapter's TestConcurrentSessions).
