@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/adi-go/adi/engine"
+	"github.com/adi-go/adi/engine/trace"
 )
 
 // TestOutputDiff: where and how a built string first differs from the
@@ -323,5 +324,47 @@ func TestSnake(t *testing.T) {
 				t.Errorf("summary %q; want it to say %q", d.Summary, c.says)
 			}
 		})
+	}
+}
+
+// TestBuiltBytes: the string being built, as the recording shows each way
+// of building one.
+func TestBuiltBytes(t *testing.T) {
+	bytesOf := func(typ string, bs ...string) trace.Value {
+		v := trace.Value{Kind: trace.KindSlice, Type: typ, Len: int64(len(bs))}
+		for _, b := range bs {
+			v.Children = append(v.Children, trace.Value{Kind: trace.KindUint, Text: b})
+		}
+		return v
+	}
+	buf := bytesOf("[]uint8", "104", "105")
+	builder := trace.Value{Kind: trace.KindStruct, Type: "strings.Builder", Children: []trace.Value{
+		{Name: "addr", Kind: trace.KindPointer, Text: "&strings.Builder{…}", Cut: true}, buf}}
+	builder.Children[1].Name = "buf"
+	cut := bytesOf("[]uint8", "104", "105")
+	cut.Len = 40
+	for _, c := range []struct {
+		name  string
+		v     trace.Value
+		known string
+		n     int
+		ok    bool
+	}{
+		{"string", trace.Value{Kind: trace.KindString, Text: `"hi"`, Len: 2}, "hi", 2, true},
+		{"cut string", trace.Value{Kind: trace.KindString, Text: `"hi"…+3 more`, Len: 5, Cut: true}, "hi", 5, true},
+		{"bytes", buf, "hi", 2, true},
+		{"bytes kept in part", cut, "hi", 40, true},
+		{"nil bytes", trace.Value{Kind: trace.KindSlice, Type: "[]uint8", Nil: true, Text: "nil"}, "", 0, true},
+		{"ints", bytesOf("[]int", "1"), "", 0, false},
+		{"builder", builder, "hi", 2, true},
+		{"pointer to builder", trace.Value{Kind: trace.KindPointer, Children: []trace.Value{builder}}, "hi", 2, true},
+		{"buffer read from", trace.Value{Kind: trace.KindStruct, Type: "bytes.Buffer", Children: []trace.Value{
+			{Name: "buf", Kind: trace.KindSlice, Type: "[]uint8"}, {Name: "off", Kind: trace.KindInt, Text: "1"}}}, "", 0, false},
+		{"other struct", trace.Value{Kind: trace.KindStruct, Type: "m.T"}, "", 0, false},
+	} {
+		known, n, ok := builtBytes(&c.v)
+		if string(known) != c.known || n != c.n || ok != c.ok {
+			t.Errorf("%s: builtBytes = %q, %d, %v; want %q, %d, %v", c.name, known, n, ok, c.known, c.n, c.ok)
+		}
 	}
 }
