@@ -176,8 +176,10 @@ func (d *diagnoser) producer(w *trace.Frame, got string) *trace.Frame {
 			if s, n, ok := stringValue(r); ok && s == got && n == len(got) {
 				next = c
 			}
-			// The recording keeps a slice's length, not its bytes.
-			if r != nil && r.Kind == trace.KindSlice && (r.Type == "[]uint8" || r.Type == "[]byte") && r.Len == int64(len(got)) {
+			// The recording keeps a slice's length, not its bytes: a
+			// call given no bytes to append to (v.bytes(), not
+			// appendPair(b, …), which wrote only its own part).
+			if isBytes(r) && r.Len == int64(len(got)) && !slices.ContainsFunc(c.Args, func(a trace.Value) bool { return isBytes(&a) && a.Len > 0 }) {
 				bytesOf = c
 			}
 		}
@@ -193,8 +195,9 @@ func (d *diagnoser) producer(w *trace.Frame, got string) *trace.Frame {
 }
 
 // builder returns the source file of frame p, its trace with every loop
-// iteration kept, and the variable it built got in ("" if none).
-func (d *diagnoser) builder(ctx context.Context, p *trace.Frame, got string) (*syntax.File, *frameState, string) {
+// iteration kept, and the variable it built got, or its first n bytes, in
+// (see builderVar for lo; "" if none).
+func (d *diagnoser) builder(ctx context.Context, p *trace.Frame, got string, lo, n int) (*syntax.File, *frameState, string) {
 	if isTestFile(p.Decl.File) {
 		return nil, nil, ""
 	}
@@ -206,7 +209,7 @@ func (d *diagnoser) builder(ctx context.Context, p *trace.Frame, got string) (*s
 	if err != nil || flt.Truncated {
 		return nil, nil, ""
 	}
-	return file, st, builderVar(st, got)
+	return file, st, builderVar(st, got, lo, n)
 }
 
 // firstReturning returns the first frame of the module, under the test's
@@ -226,6 +229,47 @@ func (d *diagnoser) firstReturning(test, w *trace.Frame, got string) *trace.Fram
 	return nil
 }
 
+// writer descends from p, which built got, into the calls of the module
+// that appended to the bytes they were given (`b = appendPair(b, k, v)`,
+// the recording keeping the lengths of both): the deepest that wrote byte
+// k, or, for bytes missing at k, the deepest that wrote the bytes on both
+// sides of the gap, is where the string went wrong.
+func (d *diagnoser) writer(p *trace.Frame, k, how int) *trace.Frame {
+	before := int64(k)
+	if how == outputMissing {
+		before = int64(k) - 1
+	}
+	for depth := 0; depth < 16; depth++ {
+		var next *trace.Frame
+		for _, seq := range d.rec.Children(p.Seq) {
+			c := d.rec.At(int(seq))
+			r := resultValue(c, 0)
+			if isTestFile(c.Decl.File) || !isBytes(r) || r.Len <= int64(k) {
+				continue
+			}
+			for i := range c.Args {
+				if a := &c.Args[i]; isBytes(a) && a.Len <= before {
+					next = c
+					break
+				}
+			}
+			if next != nil {
+				break
+			}
+		}
+		if next == nil {
+			return p
+		}
+		p = next
+	}
+	return p
+}
+
+// isBytes reports whether v is a []byte.
+func isBytes(v *trace.Value) bool {
+	return v != nil && v.Kind == trace.KindSlice && (v.Type == "[]uint8" || v.Type == "[]byte")
+}
+
 // builtBytes returns how long the string being built in v is and the bytes
 // of it the recording kept: v is a string, a []byte, or a strings.Builder
 // or bytes.Buffer (their buf), or a pointer to one of those two.
@@ -243,7 +287,7 @@ func builtBytes(v *trace.Value) (known []byte, n int, ok bool) {
 		s, n, ok := stringValue(v)
 		return []byte(s), n, ok
 	case trace.KindSlice:
-		if v.Type != "[]uint8" && v.Type != "[]byte" {
+		if !isBytes(v) {
 			return nil, 0, false
 		}
 		if v.Nil {
@@ -273,10 +317,12 @@ func builtBytes(v *trace.Value) (known []byte, n int, ok bool) {
 	return nil, 0, false
 }
 
-// builderVar returns the variable of the trace that holds got as the frame
-// returns and that its steps changed (not an argument handed back), ""
-// if there is none.
-func builderVar(st *frameState, got string) string {
+// builderVar returns the variable of the trace that holds the first n
+// bytes of got as the frame returns, lo < n ≤ hi, and that its steps
+// changed (not an argument handed back), "" if there is none. A call that
+// appends to the bytes it was given may append the last ones as it
+// returns (`return append(b, '\n')`): its variable holds fewer.
+func builderVar(st *frameState, got string, lo, hi int) string {
 	if len(st.flt.Steps) == 0 {
 		return ""
 	}
@@ -284,7 +330,7 @@ func builderVar(st *frameState, got string) string {
 	names := slices.Sorted(maps.Keys(last))
 	for _, name := range names {
 		known, n, ok := builtBytes(last[name])
-		if !ok || n != len(got) || len(known) == 0 || !strings.HasPrefix(got, string(known)) {
+		if !ok || n <= lo || n > hi || len(known) == 0 || !strings.HasPrefix(got, string(known)) {
 			continue
 		}
 		for i := range st.flt.Steps {
@@ -330,7 +376,7 @@ func outputDiff(got, want string) (k, how, m int) {
 // that built it, below w.
 func (d *diagnoser) outputFinding(ctx context.Context, test, w *trace.Frame, got, want string) *finding {
 	p := d.producer(w, got)
-	file, st, name := d.builder(ctx, p, got)
+	file, st, name := d.builder(ctx, p, got, len(got)-1, len(got))
 	if name == "" {
 		// The string was made before the call the check read returned
 		// it (Result.String returns the field Get filled in): the first
@@ -340,12 +386,17 @@ func (d *diagnoser) outputFinding(ctx context.Context, test, w *trace.Frame, got
 			return nil
 		}
 		p = d.producer(q, got)
-		if file, st, name = d.builder(ctx, p, got); name == "" {
+		if file, st, name = d.builder(ctx, p, got, len(got)-1, len(got)); name == "" {
 			return nil
 		}
 	}
-	flt := st.flt
 	k, how, m := outputDiff(got, want)
+	if q := d.writer(p, k, how); q != p {
+		if qfile, qst, qname := d.builder(ctx, q, got, k, int(resultValue(q, 0).Len)); qname != "" {
+			p, file, st, name = q, qfile, qst, qname
+		}
+	}
+	flt := st.flt
 	// wrote is the step that made the string longer than k (the end when
 	// none did); lastWrite the step before it that wrote last.
 	length := func(i int) int {
@@ -354,6 +405,9 @@ func (d *diagnoser) outputFinding(ctx context.Context, test, w *trace.Frame, got
 	}
 	steps := flt.Steps
 	wrote, lastWrite, prev := len(steps), -1, 0
+	if _, n, _ := builtBytes(st.entry[name]); n > k {
+		return nil // written before the frame began
+	}
 	for i := range steps {
 		n := length(i)
 		if n < prev {

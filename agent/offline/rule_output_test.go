@@ -74,7 +74,9 @@ func Snake(s string) string {
 // (`if actual != expected {` comparing two strings declared just before)
 // is a line the compiler marks as no statement, where no step stops. The
 // table case's strings were computed before the check, in its table: the
-// rejected one is the one a call of the module returned.
+// rejected one is the one a call of the module returned. The append
+// chain's bytes are written by calls given the bytes to append to: the
+// one that wrote the first wrong byte is traced.
 func TestDiagnoseOutput(t *testing.T) {
 	for _, c := range []struct {
 		name, src, test string
@@ -311,6 +313,47 @@ func TestSnake(t *testing.T) {
 }
 `,
 		line: 12, says: "`if upper && i > 1 {` was false, so `b.WriteByte('_')` (line 13) did not run",
+	}, {
+		name: "append chain",
+		src: `package m
+
+// Encode writes the pairs as k=v lines, quoting values with spaces.
+func Encode(pairs [][2]string) string {
+	var b []byte
+	for _, p := range pairs {
+		b = appendPair(b, p[0], p[1])
+	}
+	return string(b)
+}
+
+func appendPair(b []byte, k, v string) []byte {
+	b = append(b, k...)
+	b = append(b, ':')
+	b = appendValue(b, v)
+	return append(b, '\n')
+}
+
+func appendValue(b []byte, v string) []byte {
+	for i := 0; i < len(v); i++ {
+		if v[i] == ' ' {
+			return append(append(append(b, '"'), v...), '"')
+		}
+	}
+	return append(b, v...)
+}
+`,
+		test: `package m
+
+import "testing"
+
+func TestEncode(t *testing.T) {
+	got := Encode([][2]string{{"a", "1"}, {"b", "x y"}})
+	if want := "a=1\nb=\"x y\"\n"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+`,
+		line: 14, says: "`b = append(b, ':')` wrote \":\" where \"=\" belongs",
 	}} {
 		// Not in parallel: Delve waits for any child of the process (see
 		// adapter's TestConcurrentSessions).
