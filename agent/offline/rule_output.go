@@ -426,8 +426,11 @@ func (d *diagnoser) outputFinding(ctx context.Context, test, w *trace.Frame, got
 		return nil
 	}
 	o := &outputTrace{d: d, file: file, st: st, frame: p, name: name, wrote: wrote, lastWrite: lastWrite}
-	if how == outputWrong {
+	switch how {
+	case outputWrong:
 		o.wrongByte, o.wantByte = strconv.Quote(got[k:k+1]), strconv.Quote(want[k:k+1])
+	case outputMissing:
+		o.missing = strconv.Quote(want[k : k+m])
 	}
 	var root int
 	var claim string
@@ -485,10 +488,10 @@ type outputTrace struct {
 	// step that wrote before it.
 	name             string
 	wrote, lastWrite int
-	// wrongByte is the first wrong byte, wantByte the one wanted there
-	// (quoted).
-	wrongByte, wantByte string
-	stmts               map[int]ast.Stmt
+	// wrongByte is the first wrong byte, wantByte the one wanted there,
+	// missing the bytes missing (quoted).
+	wrongByte, wantByte, missing string
+	stmts                        map[int]ast.Stmt
 }
 
 // skippedWrite finds, after the last right write, the first condition whose
@@ -504,6 +507,12 @@ func (o *outputTrace) skippedWrite() (int, string) {
 			return o.decided(i, is, fmt.Sprintf("`%s` was %v, so `%s` (line %d) did not run", oneLine(steps[i].Stmt), cond,
 				oneLine(o.file.Text(w)), o.file.Line(w.Pos())))
 		}
+	}
+	// No write was skipped: the last write before the gap wrote too
+	// little.
+	if o.lastWrite >= 0 {
+		return o.lastWrite, fmt.Sprintf("`%s` wrote the bytes up to the gap, and no condition after it skipped a write: %s should have come with them",
+			oneLine(steps[o.lastWrite].Stmt), o.missing)
 	}
 	return -1, ""
 }

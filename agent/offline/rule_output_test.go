@@ -76,7 +76,8 @@ func Snake(s string) string {
 // table case's strings were computed before the check, in its table: the
 // rejected one is the one a call of the module returned. The append
 // chain's bytes are written by calls given the bytes to append to: the
-// one that wrote the first wrong byte is traced.
+// one that wrote the first wrong byte is traced. In the short write's,
+// no write was skipped: the last write before the gap wrote too little.
 func TestDiagnoseOutput(t *testing.T) {
 	for _, c := range []struct {
 		name, src, test string
@@ -354,6 +355,40 @@ func TestEncode(t *testing.T) {
 }
 `,
 		line: 14, says: "`b = append(b, ':')` wrote \":\" where \"=\" belongs",
+	}, {
+		name: "short write",
+		src: `package m
+
+// Escape puts a backslash before each quote and backslash of s.
+func Escape(s string) string {
+	var out []byte
+	for _, c := range []byte(s) {
+		switch c {
+		case '"':
+			out = append(out, '\\', c)
+		case '\\':
+			out = append(out, c)
+		default:
+			out = append(out, c)
+		}
+	}
+	return string(out)
+}
+`,
+		test: `package m
+
+import "testing"
+
+func TestEscape(t *testing.T) {
+	if got := Escape("say \"hi\""); got != "say \\\"hi\\\"" {
+		t.Errorf("got %q", got)
+	}
+	if got, want := Escape("a\\b"), "a\\\\b"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+`,
+		line: 11, says: "`out = append(out, c)` wrote the bytes up to the gap, and no condition after it skipped a write: \"\\\\\" should have come with them",
 	}} {
 		// Not in parallel: Delve waits for any child of the process (see
 		// adapter's TestConcurrentSessions).
