@@ -1,6 +1,7 @@
 package offline
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"go/ast"
@@ -428,7 +429,7 @@ func (d *diagnoser) outputFinding(ctx context.Context, test, w *trace.Frame, got
 	o := &outputTrace{d: d, file: file, st: st, frame: p, name: name, wrote: wrote, lastWrite: lastWrite}
 	switch how {
 	case outputWrong:
-		o.wrongByte, o.wantByte = strconv.Quote(got[k:k+1]), strconv.Quote(want[k:k+1])
+		o.wrongByte, o.wantByte, o.gotByte = strconv.Quote(got[k:k+1]), strconv.Quote(want[k:k+1]), got[k:k+1]
 	case outputMissing:
 		o.missing = strconv.Quote(want[k : k+m])
 	}
@@ -489,8 +490,9 @@ type outputTrace struct {
 	name             string
 	wrote, lastWrite int
 	// wrongByte is the first wrong byte, wantByte the one wanted there,
-	// missing the bytes missing (quoted).
+	// missing the bytes missing (quoted); gotByte the wrong byte itself.
 	wrongByte, wantByte, missing string
+	gotByte                      string
 	stmts                        map[int]ast.Stmt
 }
 
@@ -571,7 +573,11 @@ func (o *outputTrace) wrongValue() (int, string) {
 		}
 	}
 	// Nothing changed what it wrote, nor skipped a change: the write
-	// itself.
+	// itself, unless it writes constants that are not the wrong byte (a
+	// placeholder, `append(str, 0, 0, 0, 0)`, that a call then fills in).
+	if lits, ok := literalBytes(stmt); ok && !bytes.Contains(lits, []byte(o.gotByte)) {
+		return -1, ""
+	}
 	return o.wrote, fmt.Sprintf("`%s` wrote %s where %s belongs, from values no statement before it changed",
 		oneLine(ws.Stmt), o.wrongByte, o.wantByte)
 }
@@ -810,6 +816,62 @@ func writtenVars(stmt ast.Stmt, name string) []string {
 		}
 	}
 	return out
+}
+
+// literalBytes returns the bytes a write of constants writes (`append(b,
+// '=', 0)`, `b.WriteString(", ")`); ok is false when it writes anything
+// else.
+func literalBytes(stmt ast.Stmt) ([]byte, bool) {
+	var args []ast.Expr
+	switch s := stmt.(type) {
+	case *ast.ExprStmt:
+		call, ok := s.X.(*ast.CallExpr)
+		if !ok {
+			return nil, false
+		}
+		args = call.Args
+	case *ast.AssignStmt:
+		if len(s.Rhs) != 1 {
+			return nil, false
+		}
+		call, ok := s.Rhs[0].(*ast.CallExpr)
+		if !ok || callName(call) != "append" || len(call.Args) < 2 {
+			return nil, false
+		}
+		args = call.Args[1:]
+	default:
+		return nil, false
+	}
+	var out []byte
+	for _, a := range args {
+		lit, ok := a.(*ast.BasicLit)
+		if !ok {
+			return nil, false
+		}
+		switch lit.Kind {
+		case token.STRING:
+			v, err := strconv.Unquote(lit.Value)
+			if err != nil {
+				return nil, false
+			}
+			out = append(out, v...)
+		case token.CHAR:
+			v, _, _, err := strconv.UnquoteChar(lit.Value[1:len(lit.Value)-1], '\'')
+			if err != nil || v > 0xff {
+				return nil, false
+			}
+			out = append(out, byte(v))
+		case token.INT:
+			v, err := strconv.ParseUint(lit.Value, 0, 8)
+			if err != nil {
+				return nil, false
+			}
+			out = append(out, byte(v))
+		default:
+			return nil, false
+		}
+	}
+	return out, len(args) > 0
 }
 
 // isUpdate reports whether stmt changes a variable that exists already (=,

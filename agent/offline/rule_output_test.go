@@ -446,3 +446,76 @@ func TestBuiltBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestLiteralBytes: the bytes a write of constants writes, and none for a
+// write of a variable.
+func TestLiteralBytes(t *testing.T) {
+	file := parseSnippet(t, `package m
+
+func f(b []byte, w *strings.Builder, c byte) {
+	b = append(b, 0, 0, 0)
+	b = append(b, '\n', '=')
+	b = append(b, "ab"...)
+	w.WriteString(", ")
+	w.WriteByte('\\')
+	b = append(b, c)
+	w.WriteByte(c)
+	b = append(b, 0x1ff)
+}
+`)
+	for _, c := range []struct {
+		line int
+		want string
+		ok   bool
+	}{
+		{4, "\x00\x00\x00", true},
+		{5, "\n=", true},
+		{6, "ab", true},
+		{7, ", ", true},
+		{8, `\`, true},
+		{9, "", false},
+		{10, "", false},
+		{11, "", false},
+	} {
+		got, ok := literalBytes(file.StmtAt(c.line))
+		if string(got) != c.want || ok != c.ok {
+			t.Errorf("line %d: %q, %v; want %q, %v", c.line, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+// TestDiagnoseOutputPlaceholder: the first wrong byte lies in zeros
+// appended as room for a call to fill in (utf8.EncodeRune into the slice's
+// end), which the trace does not show being written: the rule names no
+// statement rather than the append of the zeros (checked: without the
+// constants' check, it names line 9).
+func TestDiagnoseOutputPlaceholder(t *testing.T) {
+	dir := writeModule(t, map[string]string{"m.go": `package m
+
+import "unicode/utf8"
+
+// Encode encodes the runes as UTF-8.
+func Encode(rs []rune) string {
+	var b []byte
+	for _, r := range rs {
+		b = append(b, 0, 0, 0, 0)
+		n := utf8.EncodeRune(b[len(b)-4:], r+1)
+		b = b[:len(b)-4+n]
+	}
+	return string(b)
+}
+`, "m_test.go": `package m
+
+import "testing"
+
+func TestEncode(t *testing.T) {
+	if got := Encode([]rune("ab")); got != "ab" {
+		t.Errorf("got %q", got)
+	}
+}
+`})
+	_, d := diagnoseWith(t, dir, engine.Options{Timeout: 2 * time.Minute}, Options{NoVerify: true}, "go", "test", ".")
+	if d.Method == "output" {
+		t.Errorf("root cause line %d by output: %s; want another method", d.RootCause.Line, d.Summary)
+	}
+}
