@@ -376,8 +376,14 @@ func outputDiff(got, want string) (k, how, m int) {
 // outputFinding traces the string got back into the trace of the frame
 // that built it, below w.
 func (d *diagnoser) outputFinding(ctx context.Context, test, w *trace.Frame, got, want string) *finding {
+	k, how, m := outputDiff(got, want)
 	p := d.producer(w, got)
 	file, st, name := d.builder(ctx, p, got, len(got)-1, len(got))
+	if name == "" && st != nil && how == outputWrong {
+		if f := d.concatFinding(p, file, st, got, want, k); f != nil {
+			return f
+		}
+	}
 	if name == "" {
 		// The string was made before the call the check read returned
 		// it (Result.String returns the field Get filled in): the first
@@ -391,7 +397,6 @@ func (d *diagnoser) outputFinding(ctx context.Context, test, w *trace.Frame, got
 			return nil
 		}
 	}
-	k, how, m := outputDiff(got, want)
 	if q := d.writer(p, k, how); q != p {
 		if qfile, qst, qname := d.builder(ctx, q, got, k, int(resultValue(q, 0).Len)); qname != "" {
 			p, file, st, name = q, qfile, qst, qname
@@ -446,6 +451,37 @@ func (d *diagnoser) outputFinding(ctx context.Context, test, w *trace.Frame, got
 	if root < 0 {
 		return nil
 	}
+	return o.finding(got, want, k, how, m, root, claim)
+}
+
+// concatFinding traces a wrong byte of got, which frame p returned as a
+// concatenation, to the operand that holds it: a variable as a written
+// one (see wrongVar), a literal as the return itself.
+func (d *diagnoser) concatFinding(p *trace.Frame, file *syntax.File, st *frameState, got, want string, k int) *finding {
+	x, lit, ok := concatenation(file, st, got, k)
+	if !ok {
+		return nil
+	}
+	ret := len(st.flt.Steps) - 1
+	o := &outputTrace{d: d, file: file, st: st, frame: p, wrote: ret, lastWrite: -1,
+		wrongByte: strconv.Quote(got[k : k+1]), wantByte: strconv.Quote(want[k : k+1]), gotByte: got[k : k+1]}
+	root, claim := -1, ""
+	if lit {
+		root, claim = ret, fmt.Sprintf("a string literal of `%s` holds %s where %s belongs", oneLine(st.flt.Steps[ret].Stmt), o.wrongByte, o.wantByte)
+	} else {
+		root, claim = o.wrongVar([]string{x})
+	}
+	if root < 0 {
+		return nil
+	}
+	return o.finding(got, want, k, outputWrong, 1, root, claim)
+}
+
+// finding is the output rule's finding: got, which the frame built where
+// want was wanted, went wrong at byte k (how, m bytes), and step root did
+// it, as claim says.
+func (o *outputTrace) finding(got, want string, k, how, m, root int, claim string) *finding {
+	d, p, steps, wrote := o.d, o.frame, o.st.flt.Steps, o.wrote
 	pname := syntax.ShortFunc(p.FID.String())
 	var what string
 	switch how {
@@ -542,13 +578,31 @@ func (o *outputTrace) letThrough() (int, string) {
 // skipped branch would have changed one, traced to the assignment that
 // decided it.
 func (o *outputTrace) wrongValue() (int, string) {
-	steps := o.st.flt.Steps
-	ws := steps[o.wrote]
+	ws := o.st.flt.Steps[o.wrote]
 	stmt := o.file.StmtAt(ws.Line)
 	if stmt == nil {
 		return -1, ""
 	}
-	read := writtenVars(stmt, o.name)
+	if j, claim := o.wrongVar(writtenVars(stmt, o.name)); j >= 0 {
+		return j, claim
+	}
+	// Nothing changed what it wrote, nor skipped a change: the write
+	// itself, unless it writes constants that are not the wrong byte (a
+	// placeholder, `append(str, 0, 0, 0, 0)`, that a call then fills in).
+	if lits, ok := literalBytes(stmt); ok && !bytes.Contains(lits, []byte(o.gotByte)) {
+		return -1, ""
+	}
+	return o.wrote, fmt.Sprintf("`%s` wrote %s where %s belongs, from values no statement before it changed",
+		oneLine(ws.Stmt), o.wrongByte, o.wantByte)
+}
+
+// wrongVar finds what made one of the variables read, which step wrote
+// wrong, wrong: its last assignment, if that changed it, else the
+// condition whose skipped branch would have (see wrongValue); -1 if
+// neither.
+func (o *outputTrace) wrongVar(read []string) (int, string) {
+	steps := o.st.flt.Steps
+	ws := steps[o.wrote]
 	for _, x := range read {
 		if j := o.lastAssign(x, o.wrote); j >= 0 && isUpdate(o.stmt(j)) {
 			return j, fmt.Sprintf("`%s` made %s %s, which `%s` (line %d) wrote", oneLine(steps[j].Stmt), x,
@@ -572,14 +626,85 @@ func (o *outputTrace) wrongValue() (int, string) {
 				oneLine(steps[i].Stmt), cond, x, oneLine(ws.Stmt), ws.Line))
 		}
 	}
-	// Nothing changed what it wrote, nor skipped a change: the write
-	// itself, unless it writes constants that are not the wrong byte (a
-	// placeholder, `append(str, 0, 0, 0, 0)`, that a call then fills in).
-	if lits, ok := literalBytes(stmt); ok && !bytes.Contains(lits, []byte(o.gotByte)) {
-		return -1, ""
+	return -1, ""
+}
+
+// concatenation finds, when the frame returns a concatenation (`return
+// strconv.Itoa(x) + suffix`), the operand holding byte k of got: the
+// variable's name, or lit for a string literal; ok is false when the
+// operands' values (one at most unknown, a call's) do not make got.
+func concatenation(file *syntax.File, st *frameState, got string, k int) (x string, lit, ok bool) {
+	steps := st.flt.Steps
+	if len(steps) == 0 {
+		return "", false, false
 	}
-	return o.wrote, fmt.Sprintf("`%s` wrote %s where %s belongs, from values no statement before it changed",
-		oneLine(ws.Stmt), o.wrongByte, o.wantByte)
+	ret, isRet := file.StmtAt(steps[len(steps)-1].Line).(*ast.ReturnStmt)
+	if !isRet || len(ret.Results) == 0 {
+		return "", false, false
+	}
+	var operands []ast.Expr
+	var flatten func(e ast.Expr)
+	flatten = func(e ast.Expr) {
+		if be, isAdd := ast.Unparen(e).(*ast.BinaryExpr); isAdd && be.Op == token.ADD {
+			flatten(be.X)
+			flatten(be.Y)
+			return
+		}
+		operands = append(operands, ast.Unparen(e))
+	}
+	flatten(ret.Results[0])
+	if len(operands) < 2 {
+		return "", false, false
+	}
+	vars := st.before(len(steps) - 1)
+	vals := make([]*string, len(operands))
+	known, unknown := 0, 0
+	for i, e := range operands {
+		var v string
+		switch e := e.(type) {
+		case *ast.BasicLit:
+			s, err := strconv.Unquote(e.Value)
+			if e.Kind != token.STRING || err != nil {
+				return "", false, false
+			}
+			v = s
+		case *ast.Ident:
+			s, n, ok := stringValue(vars[e.Name])
+			if !ok || n != len(s) {
+				return "", false, false
+			}
+			v = s
+		default:
+			unknown++
+			continue
+		}
+		vals[i] = &v
+		known += len(v)
+	}
+	if unknown > 1 || known > len(got) || unknown == 0 && known != len(got) {
+		return "", false, false
+	}
+	off := 0
+	for i, e := range operands {
+		n := len(got) - known
+		if vals[i] != nil {
+			n = len(*vals[i])
+			if got[off:off+n] != *vals[i] {
+				return "", false, false
+			}
+		}
+		if off <= k && k < off+n {
+			switch e := e.(type) {
+			case *ast.Ident:
+				return e.Name, false, true
+			case *ast.BasicLit:
+				return "", true, true
+			}
+			return "", false, false
+		}
+		off += n
+	}
+	return "", false, false
 }
 
 // decided returns the step that decided the if of step i, with what

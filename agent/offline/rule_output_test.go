@@ -78,6 +78,8 @@ func Snake(s string) string {
 // chain's bytes are written by calls given the bytes to append to: the
 // one that wrote the first wrong byte is traced. In the short write's,
 // no write was skipped: the last write before the gap wrote too little.
+// The concatenation's string is no variable's: the operand that holds the
+// wrong byte is traced.
 func TestDiagnoseOutput(t *testing.T) {
 	for _, c := range []struct {
 		name, src, test string
@@ -389,6 +391,44 @@ func TestEscape(t *testing.T) {
 }
 `,
 		line: 11, says: "`out = append(out, c)` wrote the bytes up to the gap, and no condition after it skipped a write: \"\\\\\" should have come with them",
+	}, {
+		name: "concatenation",
+		src: `package m
+
+import "strconv"
+
+// Ordinal gives the ordinal of x: 1st, 2nd, 4th, 11th, 12th…
+func Ordinal(x int) string {
+	suffix := "th"
+	switch x % 10 {
+	case 1:
+		if x%100 != 11 {
+			suffix = "st"
+		}
+	case 2:
+		if x%100 != 2 {
+			suffix = "nd"
+		}
+	}
+	return strconv.Itoa(x) + suffix
+}
+`,
+		test: `package m
+
+import "testing"
+
+func TestOrdinal(t *testing.T) {
+	for _, c := range []struct {
+		x    int
+		want string
+	}{{1, "1st"}, {2, "2nd"}, {4, "4th"}, {12, "12th"}} {
+		if got := Ordinal(c.x); got != c.want {
+			t.Errorf("Ordinal(%d) = %q, want %q", c.x, got, c.want)
+		}
+	}
+}
+`,
+		line: 14, says: "`if x%100 != 2 {` was false, so suffix was not changed before `return strconv.Itoa(x) + suffix` (line 18) wrote it",
 	}} {
 		// Not in parallel: Delve waits for any child of the process (see
 		// adapter's TestConcurrentSessions).
