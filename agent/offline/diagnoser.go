@@ -90,38 +90,29 @@ func (d *diagnoser) flt(ctx context.Context, f *trace.Frame) (*trace.FLT, *frame
 // accepts when until is not nil (Debugger.FLTUntil): that beginning is
 // what the diagnoser keeps of the frame.
 func (d *diagnoser) fltUntil(ctx context.Context, f *trace.Frame, until engine.Until) (*trace.FLT, *frameState, error) {
-	if st, ok := d.states[f.FID]; ok {
-		return st.flt, st, nil
-	}
-	if d.built >= d.opts.MaxFLTs {
-		d.note((&errBudget{d.opts.MaxFLTs}).Error() + " (raise MaxFLTs)")
-		return nil, nil, &errBudget{d.opts.MaxFLTs}
-	}
-	d.built++
-	var flt *trace.FLT
-	var err error
-	if until != nil {
-		flt, err = d.dbg.FLTUntil(ctx, f, until)
-	} else {
-		flt, err = d.dbg.FLT(ctx, f)
-	}
-	if err != nil {
-		d.note(fmt.Sprintf("no trace of %s: %v", f.FID, err))
-		return nil, nil, err
-	}
-	if flt.Truncated {
-		d.note(fmt.Sprintf("the trace of %s was cut: %s", f.FID, flt.Note))
-	}
-	st := newFrameState(flt)
-	d.states[f.FID] = st
-	return flt, st, nil
+	return d.cachedFLT(d.states, f, func() (*trace.FLT, error) {
+		if until != nil {
+			return d.dbg.FLTUntil(ctx, f, until)
+		}
+		return d.dbg.FLT(ctx, f)
+	})
 }
 
 // fltAll returns the trace of f with every loop iteration kept and its
 // replayed state, within the budget (a trace counts once whichever way it
 // is built).
 func (d *diagnoser) fltAll(ctx context.Context, f *trace.Frame) (*trace.FLT, *frameState, error) {
-	if st, ok := d.whole[f.FID]; ok {
+	if d.whole == nil {
+		d.whole = map[trace.FID]*frameState{}
+	}
+	return d.cachedFLT(d.whole, f, func() (*trace.FLT, error) { return d.dbg.FLTAll(ctx, f) })
+}
+
+// cachedFLT returns the state of f in cache, else builds its trace within
+// the budget, replays it and keeps it there; what went wrong becomes a
+// note.
+func (d *diagnoser) cachedFLT(cache map[trace.FID]*frameState, f *trace.Frame, build func() (*trace.FLT, error)) (*trace.FLT, *frameState, error) {
+	if st, ok := cache[f.FID]; ok {
 		return st.flt, st, nil
 	}
 	if d.built >= d.opts.MaxFLTs {
@@ -129,7 +120,7 @@ func (d *diagnoser) fltAll(ctx context.Context, f *trace.Frame) (*trace.FLT, *fr
 		return nil, nil, &errBudget{d.opts.MaxFLTs}
 	}
 	d.built++
-	flt, err := d.dbg.FLTAll(ctx, f)
+	flt, err := build()
 	if err != nil {
 		d.note(fmt.Sprintf("no trace of %s: %v", f.FID, err))
 		return nil, nil, err
@@ -138,10 +129,7 @@ func (d *diagnoser) fltAll(ctx context.Context, f *trace.Frame) (*trace.FLT, *fr
 		d.note(fmt.Sprintf("the trace of %s was cut: %s", f.FID, flt.Note))
 	}
 	st := newFrameState(flt)
-	if d.whole == nil {
-		d.whole = map[trace.FID]*frameState{}
-	}
-	d.whole[f.FID] = st
+	cache[f.FID] = st
 	return flt, st, nil
 }
 
