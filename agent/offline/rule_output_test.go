@@ -524,13 +524,25 @@ func f(b []byte, w *strings.Builder, c byte) {
 	}
 }
 
-// TestDiagnoseOutputPlaceholder: the first wrong byte lies in zeros
-// appended as room for a call to fill in (utf8.EncodeRune into the slice's
-// end), which the trace does not show being written: the rule names no
-// statement rather than the append of the zeros (checked: without the
-// constants' check, it names line 9).
-func TestDiagnoseOutputPlaceholder(t *testing.T) {
-	dir := writeModule(t, map[string]string{"m.go": `package m
+// TestDiagnoseOutputRefused: where the trace cannot show which statement
+// wrote the first wrong byte, the rule names none: zeros appended as room
+// for a call to fill in (utf8.EncodeRune into the slice's end), a slice
+// made at its full length and filled in by index (checked: without the
+// constants' check and the make's, it names the append, the make).
+func TestDiagnoseOutputRefused(t *testing.T) {
+	test := `package m
+
+import "testing"
+
+func TestEncode(t *testing.T) {
+	if got := Encode([]rune("ab")); got != "ab" {
+		t.Errorf("got %q", got)
+	}
+}
+`
+	for _, c := range []struct{ name, src string }{{
+		name: "placeholder",
+		src: `package m
 
 import "unicode/utf8"
 
@@ -544,18 +556,27 @@ func Encode(rs []rune) string {
 	}
 	return string(b)
 }
-`, "m_test.go": `package m
+`,
+	}, {
+		name: "made",
+		src: `package m
 
-import "testing"
-
-func TestEncode(t *testing.T) {
-	if got := Encode([]rune("ab")); got != "ab" {
-		t.Errorf("got %q", got)
+// Encode encodes the runes, all ASCII, as bytes.
+func Encode(rs []rune) string {
+	out := make([]byte, len(rs))
+	for i, r := range rs {
+		out[i] = byte(r + 1)
 	}
+	return string(out)
 }
-`})
-	_, d := diagnoseWith(t, dir, engine.Options{Timeout: 2 * time.Minute}, Options{NoVerify: true}, "go", "test", ".")
-	if d.Method == "output" {
-		t.Errorf("root cause line %d by output: %s; want another method", d.RootCause.Line, d.Summary)
+`,
+	}} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := writeModule(t, map[string]string{"m.go": c.src, "m_test.go": test})
+			_, d := diagnoseWith(t, dir, engine.Options{Timeout: 2 * time.Minute}, Options{NoVerify: true}, "go", "test", ".")
+			if d.Method == "output" {
+				t.Errorf("root cause line %d by output: %s; want another method", d.RootCause.Line, d.Summary)
+			}
+		})
 	}
 }
