@@ -436,7 +436,7 @@ func (d *diagnoser) outputFinding(ctx context.Context, test, w *trace.Frame, got
 		// its length says nothing of what was written where.
 		return nil
 	}
-	o := &outputTrace{d: d, file: file, st: st, frame: p, name: name, wrote: wrote, lastWrite: lastWrite}
+	o := &outputTrace{d: d, file: file, st: st, frame: p, name: name, wrote: wrote, lastWrite: lastWrite, wanted: want[k:]}
 	switch how {
 	case outputWrong:
 		o.wrongByte, o.wantByte, o.gotByte = strconv.Quote(got[k:k+1]), strconv.Quote(want[k:k+1]), got[k:k+1]
@@ -534,20 +534,25 @@ type outputTrace struct {
 	// missing the bytes missing (quoted); gotByte the wrong byte itself.
 	wrongByte, wantByte, missing string
 	gotByte                      string
-	stmts                        map[int]ast.Stmt
+	// wanted is the wanted string from the first wrong byte on.
+	wanted string
+	stmts  map[int]ast.Stmt
 }
 
 // skippedWrite finds, after the last right write, the first condition whose
 // skipped branch writes to the string.
 func (o *outputTrace) skippedWrite() (int, string) {
 	steps := o.st.flt.Steps
+	if j, claim := o.wantedWrite(o.lastWrite + 1); j >= 0 {
+		return j, claim
+	}
 	for i := o.lastWrite + 1; i < o.wrote && i < len(steps); i++ {
-		is, branch, cond := o.skipped(i)
-		if is == nil {
+		conds, branch, val := o.skipped(i, false)
+		if branch == nil {
 			continue
 		}
 		if w := writeIn(branch, o.name); w != nil {
-			return o.decided(i, is, fmt.Sprintf("`%s` was %v, so `%s` (line %d) did not run", oneLine(steps[i].Stmt), cond,
+			return o.decided(i, conds, fmt.Sprintf("`%s` was %v, so `%s` (line %d) did not run", oneLine(steps[i].Stmt), val,
 				oneLine(o.file.Text(w)), o.file.Line(w.Pos())))
 		}
 	}
@@ -572,7 +577,7 @@ func (o *outputTrace) letThrough() (int, string) {
 	line := o.file.Line(is.Pos())
 	for i := o.wrote - 1; i > o.lastWrite; i-- {
 		if steps[i].Line == line && steps[i].File == ws.File {
-			return o.decided(i, is, fmt.Sprintf("`%s` let `%s` (line %d) run", oneLine(steps[i].Stmt), oneLine(ws.Stmt), ws.Line))
+			return o.decided(i, []ast.Expr{is.Cond}, fmt.Sprintf("`%s` let `%s` (line %d) run", oneLine(steps[i].Stmt), oneLine(ws.Stmt), ws.Line))
 		}
 	}
 	return -1, ""
@@ -587,6 +592,13 @@ func (o *outputTrace) wrongValue() (int, string) {
 	stmt := o.file.StmtAt(ws.Line)
 	if stmt == nil {
 		return -1, ""
+	}
+	from := o.lastWrite + 1
+	if h := o.iterationOf(o.wrote); h > o.lastWrite {
+		from = h
+	}
+	if j, claim := o.wantedWrite(from); j >= 0 {
+		return j, claim
 	}
 	if j, claim := o.wrongVar(writtenVars(stmt, o.name)); j >= 0 {
 		return j, claim
@@ -619,16 +631,41 @@ func (o *outputTrace) wrongVar(read []string) (int, string) {
 		from = h
 	}
 	for i := from; i < o.wrote; i++ {
-		is, branch, cond := o.skipped(i)
-		if is == nil {
+		conds, branch, val := o.skipped(i, false)
+		if branch == nil {
 			continue
 		}
 		for _, x := range read {
 			if !assigns(branch, x) {
 				continue
 			}
-			return o.decided(i, is, fmt.Sprintf("`%s` was %v, so %s was not changed before `%s` (line %d) wrote it",
-				oneLine(steps[i].Stmt), cond, x, oneLine(ws.Stmt), ws.Line))
+			return o.decided(i, conds, fmt.Sprintf("`%s` was %v, so %s was not changed before `%s` (line %d) wrote it",
+				oneLine(steps[i].Stmt), val, x, oneLine(ws.Stmt), ws.Line))
+		}
+	}
+	return -1, ""
+}
+
+// wantedWrite finds, from step from on, a branch that did not run whose write writes constants the wanted string
+// has at the first wrong byte (`case '\t': out = append(out, '\\', 't')`
+// not taken): the branch that should have run.
+func (o *outputTrace) wantedWrite(from int) (int, string) {
+	if o.wanted == "" {
+		return -1, ""
+	}
+	steps := o.st.flt.Steps
+	for i := from; i < o.wrote && i < len(steps); i++ {
+		conds, branch, val := o.skipped(i, true)
+		if branch == nil {
+			continue
+		}
+		w := writeIn(branch, o.name)
+		if w == nil {
+			continue
+		}
+		if lits, ok := literalBytes(w); ok && strings.HasPrefix(o.wanted, string(lits)) {
+			return o.decided(i, conds, fmt.Sprintf("`%s` was %v, so `%s` (line %d), which writes the %s wanted there, did not run",
+				oneLine(steps[i].Stmt), val, oneLine(o.file.Text(w)), o.file.Line(w.Pos()), strconv.Quote(string(lits))))
 		}
 	}
 	return -1, ""
@@ -717,13 +754,17 @@ func concatenation(file *syntax.File, st *frameState, got string, k int) (x stri
 // carries state into the loop's iteration (set in an earlier iteration or
 // before the loop: capNext, first), the assignment that last set it. A
 // variable computed in the same iteration is part of the condition.
-func (o *outputTrace) decided(i int, is *ast.IfStmt, what string) (int, string) {
+func (o *outputTrace) decided(i int, conds []ast.Expr, what string) (int, string) {
 	h := o.iterationOf(i)
 	if h < 0 {
 		return i, what
 	}
 	steps := o.st.flt.Steps
-	for _, y := range idents(is.Cond) {
+	var names []string
+	for _, c := range conds {
+		names = append(names, idents(c)...)
+	}
+	for _, y := range names {
 		j := o.lastAssign(y, i)
 		if j < 0 || j >= h {
 			continue
@@ -804,22 +845,34 @@ func (o *outputTrace) vars(i int) string {
 	return strings.Join(out, ", ")
 }
 
-// skipped returns the if statement of step i, its branch that did not run
-// and the condition's value, when step i is an if whose skipped branch is a
-// block (a skipped else if is a step of its own).
-func (o *outputTrace) skipped(i int) (*ast.IfStmt, ast.Stmt, bool) {
+// skipped returns, when step i is an if or (with cases) a switch's case
+// whose branch did not run, the condition (the case's expressions), that
+// branch and the condition's value; a nil branch otherwise. A skipped
+// else if is a step of its own. Cases are for the wanted bytes' search
+// only: of a switch whose cases all write, all but one are skipped in
+// every run.
+func (o *outputTrace) skipped(i int, cases bool) ([]ast.Expr, ast.Node, bool) {
 	steps := o.st.flt.Steps
-	is, ok := o.stmt(i).(*ast.IfStmt)
-	if !ok || o.file.Line(is.Pos()) != steps[i].Line || i+1 >= len(steps) || steps[i+1].File != steps[i].File {
+	if i+1 >= len(steps) || steps[i+1].File != steps[i].File {
 		return nil, nil, false
 	}
 	next := steps[i+1].Line
-	inBody := o.file.Line(is.Body.Lbrace) < next && next < o.file.Line(is.Body.Rbrace)
-	if !inBody {
-		return is, is.Body, false
-	}
-	if blk, ok := is.Else.(*ast.BlockStmt); ok {
-		return is, blk, true
+	switch s := o.stmt(i).(type) {
+	case *ast.IfStmt:
+		if o.file.Line(s.Pos()) != steps[i].Line {
+			return nil, nil, false
+		}
+		if !(o.file.Line(s.Body.Lbrace) < next && next < o.file.Line(s.Body.Rbrace)) {
+			return []ast.Expr{s.Cond}, s.Body, false
+		}
+		if blk, ok := s.Else.(*ast.BlockStmt); ok {
+			return []ast.Expr{s.Cond}, blk, true
+		}
+	case *ast.CaseClause:
+		// A case's body runs on the lines after its colon.
+		if cases && len(s.Body) > 0 && !(o.file.Line(s.Colon) < next && next <= o.file.Line(s.End())) {
+			return s.List, &ast.BlockStmt{List: s.Body}, false
+		}
 	}
 	return nil, nil, false
 }

@@ -79,7 +79,9 @@ func Snake(s string) string {
 // one that wrote the first wrong byte is traced. In the short write's,
 // no write was skipped: the last write before the gap wrote too little.
 // The concatenation's string is no variable's: the operand that holds the
-// wrong byte is traced.
+// wrong byte is traced. In the switch's, the case not taken whose write
+// writes the wanted bytes is the one that should have run (the default's
+// write wrote the wrong byte).
 func TestDiagnoseOutput(t *testing.T) {
 	for _, c := range []struct {
 		name, src, test string
@@ -105,7 +107,7 @@ func TestSnake(t *testing.T) {
 	}
 }
 `,
-		line: 12, says: "`if upper && i > 1 {` was false, so `b.WriteByte('_')` (line 13) did not run",
+		line: 12, says: "`if upper && i > 1 {` was false, so `b.WriteByte('_')` (line 13), which writes the \"_\" wanted there, did not run",
 	}, {
 		name: "wrong value",
 		src: `package m
@@ -245,7 +247,7 @@ func TestName(t *testing.T) {
 	}
 }
 `,
-		line: 16, says: "`if last == \"\" {` was false, so `b.WriteByte(' ')` (line 17) did not run",
+		line: 16, says: "`if last == \"\" {` was false, so `b.WriteByte(' ')` (line 17), which writes the \" \" wanted there, did not run",
 	}, {
 		name: "bytes",
 		src: `package m
@@ -315,7 +317,7 @@ func TestSnake(t *testing.T) {
 	}.validate(t)
 }
 `,
-		line: 12, says: "`if upper && i > 1 {` was false, so `b.WriteByte('_')` (line 13) did not run",
+		line: 12, says: "`if upper && i > 1 {` was false, so `b.WriteByte('_')` (line 13), which writes the \"_\" wanted there, did not run",
 	}, {
 		name: "append chain",
 		src: `package m
@@ -429,6 +431,42 @@ func TestOrdinal(t *testing.T) {
 }
 `,
 		line: 14, says: "`if x%100 != 2 {` was false, so suffix was not changed before `return strconv.Itoa(x) + suffix` (line 18) wrote it",
+	}, {
+		name: "switch",
+		src: `package m
+
+// Escape escapes quotes, newlines and tabs.
+func Escape(s string) string {
+	var out []byte
+	for _, c := range []byte(s) {
+		switch c {
+		case '"':
+			out = append(out, '\\', '"')
+		case '\n':
+			out = append(out, '\\', 'n')
+		case 'X':
+			out = append(out, '\\', 't')
+		default:
+			out = append(out, c)
+		}
+	}
+	return string(out)
+}
+`,
+		test: `package m
+
+import "testing"
+
+func TestEscape(t *testing.T) {
+	if got := Escape("a\"b"); got != "a\\\"b" {
+		t.Errorf("got %q", got)
+	}
+	if got := Escape("a\tb"); got != "a\\tb" {
+		t.Errorf("got %q", got)
+	}
+}
+`,
+		line: 12, says: "`case 'X':` was false, so `out = append(out, '\\\\', 't')` (line 13), which writes the \"\\\\t\" wanted there, did not run",
 	}} {
 		// Not in parallel: Delve waits for any child of the process (see
 		// adapter's TestConcurrentSessions).
