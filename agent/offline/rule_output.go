@@ -22,17 +22,28 @@ import (
 // statement, so the first byte that differs has a step: the one that
 // wrote it (a wrong byte, or bytes too many), or, for bytes too few, the
 // step that wrote the next one, with the steps since the last right write
-// before it. The statement that decided is the suspect:
+// before it. The string is followed to that function through the calls
+// that returned it, or its bytes, and into the calls that appended the
+// first wrong byte to the bytes they were given. The statement that
+// decided is the suspect:
 //
+//   - a branch not taken (an if, a switch's case) whose write writes the
+//     wanted bytes;
 //   - bytes too few: the first condition after the last right write whose
-//     skipped branch writes to the string;
+//     skipped branch writes to the string, else that last write;
 //   - a wrong byte: the assignment that last changed the value written,
 //     or, when the value came as it was (a range variable), the condition
-//     whose skipped branch would have changed it, and the assignment that
-//     made that condition go the way it went;
-//   - bytes too many: the condition that let the write run.
+//     whose skipped branch would have changed it, else the write itself;
+//   - bytes too many: the condition that let the write run;
+//   - of a condition that reads a flag set in an earlier iteration or
+//     before the loop, the flag's assignment;
+//   - of a returned concatenation, the operand that holds the wrong byte,
+//     as a variable written.
 //
-// The rule finds where, not how: it proposes no fix.
+// Where the trace cannot show who wrote the byte (room appended for a
+// library call to fill in, a slice made at full length and filled by
+// index, a string cut back) the rule names nothing. It finds where, not
+// how: it proposes no fix.
 
 // maxOutputFailures bounds the failed checks the rule traces.
 const maxOutputFailures = 2
@@ -410,10 +421,11 @@ func (d *diagnoser) outputFinding(ctx context.Context, test, w *trace.Frame, got
 		return n
 	}
 	steps := flt.Steps
-	wrote, lastWrite, prev := len(steps), -1, 0
-	if _, n, _ := builtBytes(st.entry[name]); n > k {
+	_, prev, _ := builtBytes(st.entry[name])
+	if prev > k {
 		return nil // written before the frame began
 	}
+	wrote, lastWrite := len(steps), -1
 	for i := range steps {
 		n := length(i)
 		if n < prev {
