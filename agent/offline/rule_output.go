@@ -983,7 +983,11 @@ func writesTo(call *ast.CallExpr, name string) bool {
 		return true
 	}
 	if id, ok := sel.X.(*ast.Ident); ok && id.Name == "fmt" && strings.HasPrefix(sel.Sel.Name, "Fprint") && len(call.Args) > 0 {
-		if root := rootIdent(call.Args[0]); root != nil && root.Name == name {
+		w := call.Args[0]
+		if u, ok := w.(*ast.UnaryExpr); ok && u.Op == token.AND {
+			w = u.X // fmt.Fprintf(&buf, …)
+		}
+		if root := rootIdent(w); root != nil && root.Name == name {
 			return true
 		}
 	}

@@ -618,3 +618,27 @@ func Encode(rs []rune) string {
 		})
 	}
 }
+
+// TestWriteIn: the statements that write to the string in buf.
+func TestWriteIn(t *testing.T) {
+	file := parseSnippet(t, `package m
+
+func f(buf bytes.Buffer, b []byte, w io.Writer, s string) {
+	fmt.Fprintf(&buf, "-%s", s)
+	fmt.Fprint(buf, s)
+	buf.WriteString(s)
+	buf = append(buf, s...)
+	buf += s
+	fmt.Fprintf(w, "%s", s)
+	b = append(b, s...)
+	w.Write(b)
+}
+`)
+	for line := 4; line <= 11; line++ {
+		stmt := file.StmtAt(line)
+		want := line <= 8
+		if got := writeIn(stmt, "buf") != nil; got != want {
+			t.Errorf("line %d (%s): writes to buf %v, want %v", line, file.Text(stmt), got, want)
+		}
+	}
+}
