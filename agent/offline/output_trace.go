@@ -32,9 +32,10 @@ type outputTrace struct {
 	name             string
 	wrote, lastWrite int
 	// wrongByte is the first wrong byte, wantByte the one wanted there,
-	// missing the bytes missing (quoted); gotByte the wrong byte itself.
+	// missing the bytes missing (quoted); gotByte the wrong byte itself,
+	// missingRaw the bytes missing.
 	wrongByte, wantByte, missing string
-	gotByte                      string
+	gotByte, missingRaw          string
 	// wanted is the wanted string from the first wrong byte on.
 	wanted string
 	stmts  map[int]ast.Stmt
@@ -57,8 +58,16 @@ func (o *outputTrace) skippedWrite() (int, string) {
 				oneLine(o.file.Text(w)), o.file.Line(w.Pos())))
 		}
 	}
-	// No write was skipped: the last write before the gap wrote too
-	// little.
+	// No write was skipped: the write after the gap wrote too little at
+	// its start, when the constants it writes follow the missing bytes
+	// in the wanted string (`b.WriteString(" ")` for ", "); else the last
+	// write before the gap at its end.
+	if o.wrote < len(steps) {
+		if lits, ok := literalBytes(o.stmt(o.wrote)); ok && strings.HasPrefix(o.wanted, o.missingRaw+string(lits)) {
+			return o.wrote, fmt.Sprintf("`%s` wrote %s where %s was wanted", oneLine(steps[o.wrote].Stmt),
+				strconv.Quote(string(lits)), strconv.Quote(o.missingRaw+string(lits)))
+		}
+	}
 	if o.lastWrite >= 0 {
 		return o.lastWrite, fmt.Sprintf("`%s` wrote the bytes up to the gap, and no condition after it skipped a write: %s should have come with them",
 			oneLine(steps[o.lastWrite].Stmt), o.missing)

@@ -451,7 +451,8 @@ func (d *diagnoser) outputFinding(ctx context.Context, test, w *trace.Frame, got
 	case outputWrong:
 		o.wrongByte, o.wantByte, o.gotByte = strconv.Quote(got[k:k+1]), strconv.Quote(want[k:k+1]), got[k:k+1]
 	case outputMissing:
-		o.missing = strconv.Quote(want[k : k+m])
+		o.missingRaw = want[k : k+m]
+		o.missing = strconv.Quote(o.missingRaw)
 	}
 	var root int
 	var claim string
