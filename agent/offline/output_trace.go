@@ -41,8 +41,10 @@ type outputTrace struct {
 	stmts  map[int]ast.Stmt
 }
 
-// skippedWrite finds, after the last right write, the first condition whose
-// skipped branch writes to the string.
+// skippedWrite finds why bytes are missing: after the last right write, a
+// branch not taken that writes the wanted bytes, else the first condition
+// whose skipped branch writes to the string; with none, the write after
+// the gap or the one before it (see below).
 func (o *outputTrace) skippedWrite() (int, string) {
 	steps := o.st.flt.Steps
 	if j, claim := o.wantedWrite(o.lastWrite + 1); j >= 0 {
@@ -99,14 +101,11 @@ func (o *outputTrace) letThrough() (int, string) {
 // decided it.
 func (o *outputTrace) wrongValue() (int, string) {
 	ws := o.st.flt.Steps[o.wrote]
-	stmt := o.file.StmtAt(ws.Line)
+	stmt := o.stmt(o.wrote)
 	if stmt == nil {
 		return -1, ""
 	}
-	from := o.lastWrite + 1
-	if h := o.iterationOf(o.wrote); h > o.lastWrite {
-		from = h
-	}
+	from := o.writeIteration()
 	if j, claim := o.wantedWrite(from); j >= 0 {
 		return j, claim
 	}
@@ -123,6 +122,16 @@ func (o *outputTrace) wrongValue() (int, string) {
 		oneLine(ws.Stmt), o.wrongByte, o.wantByte)
 }
 
+// writeIteration returns the first step of the iteration that wrote the
+// wrong byte, or the step after the last right write if that is later:
+// the branches that decided the byte are those it ran.
+func (o *outputTrace) writeIteration() int {
+	if h := o.iterationOf(o.wrote); h > o.lastWrite {
+		return h
+	}
+	return o.lastWrite + 1
+}
+
 // wrongVar finds what made one of the variables read, which step wrote
 // wrong, wrong: its last assignment, if that changed it, else the
 // condition whose skipped branch would have (see wrongValue); -1 if
@@ -136,10 +145,7 @@ func (o *outputTrace) wrongVar(read []string) (int, string) {
 				o.valueAfter(j, x), oneLine(ws.Stmt), ws.Line)
 		}
 	}
-	from := o.lastWrite + 1
-	if h := o.iterationOf(o.wrote); h > o.lastWrite {
-		from = h
-	}
+	from := o.writeIteration()
 	for i := from; i < o.wrote; i++ {
 		conds, branch, val := o.skipped(i, false)
 		if branch == nil {
