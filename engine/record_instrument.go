@@ -781,6 +781,11 @@ type builder struct {
 	decoded []instrument.Value
 	text    []byte // a value's text as it is made
 	seq     uint64
+	// numbered holds, for the last records read that the runtime
+	// numbered (all but exits), a ring, the record's number and the run
+	// order the builder's next event had then (see stopOrder).
+	numbered  [1 << 12]numberedAt
+	numberedN int
 	// records counts the records read, atExit those read before the
 	// target ended (see RecordTimes).
 	records, atExit int
@@ -1079,8 +1084,38 @@ func (b *builder) next() uint64 {
 	return b.seq
 }
 
+// numberedAt is a record's number and the run order of the builder's
+// next event when it was read.
+type numberedAt struct{ num, order uint64 }
+
+// stopOrder returns the run order before which every record numbered up
+// to stop was read (the runtime's number of its last record before it
+// stopped recording: see instrument.File.StopSeq): the order of the first
+// record numbered after it, or of the next event. Numbered records are
+// read in order of number, but the run order counts exits, which take no
+// number. 0 when the ring of the last numbered records no longer holds the
+// first after stop.
+func (b *builder) stopOrder(stop uint64) uint64 {
+	at := b.seq + 1
+	for i := b.numberedN - 1; i >= 0 && i >= b.numberedN-len(b.numbered); i-- {
+		n := b.numbered[i%len(b.numbered)]
+		if n.num <= stop {
+			return at
+		}
+		at = n.order
+	}
+	if b.numberedN > len(b.numbered) {
+		return 0
+	}
+	return at
+}
+
 func (b *builder) event(r *instrument.Record) {
 	b.records++
+	if r.Kind != instrument.RecExit {
+		b.numbered[b.numberedN%len(b.numbered)] = numberedAt{r.Seq, b.seq + 1}
+		b.numberedN++
+	}
 	switch r.Kind {
 	case instrument.RecGInfo:
 		c := *r // r is only valid during the call
@@ -1700,10 +1735,10 @@ func (b *builder) finish(status int, ctxErr error, timeout time.Duration, stdout
 	}
 	b.fixSpawns()
 	b.limit()
-	if t.Stopped && (b.rec.CompleteBefore == 0 || t.StopSeq < b.rec.CompleteBefore) {
+	if at := b.stopOrder(t.StopSeq); t.Stopped && (b.rec.CompleteBefore == 0 || at < b.rec.CompleteBefore) {
 		// The entries lost when the file filled come after every record
 		// numbered before (see instrument.File.StopSeq).
-		b.rec.CompleteBefore = t.StopSeq + 1
+		b.rec.CompleteBefore = at
 	}
 	b.rec.Index()
 }

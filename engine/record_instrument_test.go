@@ -682,6 +682,39 @@ func main() {
 	t.Errorf("Open did not say how long the target waited:\n%s", strings.Join(log, "\n"))
 }
 
+// TestStopOrder puts the runtime's number of the last record before it
+// stopped in run order: the order of the first record numbered after it,
+// exits (which take no number) counted in the run order only.
+func TestStopOrder(t *testing.T) {
+	b := &builder{}
+	// Records numbered 1 to 6 read in order, each followed by two exits
+	// (orders 1, 4, 7, …): the record numbered n has order 3n-2.
+	for n := uint64(1); n <= 6; n++ {
+		b.numbered[b.numberedN] = numberedAt{n, b.seq + 1}
+		b.numberedN++
+		b.seq += 3
+	}
+	for stop, want := range map[uint64]uint64{0: 1, 1: 4, 4: 13, 5: 16, 6: 19, 9: 19} {
+		if got := b.stopOrder(stop); got != want {
+			t.Errorf("stopped after record %d: whole before %d, want %d", stop, got, want)
+		}
+	}
+	// The ring holds the last numbered records only: a stop before them
+	// has no known order.
+	for n := uint64(7); b.numberedN < len(b.numbered)+10; n++ {
+		b.numbered[b.numberedN%len(b.numbered)] = numberedAt{n, b.seq + 1}
+		b.numberedN++
+		b.seq++
+	}
+	if got := b.stopOrder(5); got != 0 {
+		t.Errorf("stopped after record 5, out of the ring: whole before %d, want 0 (unknown)", got)
+	}
+	last := b.numbered[(b.numberedN-1)%len(b.numbered)]
+	if got := b.stopOrder(last.num - 1); got != last.order {
+		t.Errorf("stopped before the last record: whole before %d, want %d", got, last.order)
+	}
+}
+
 // TestInstrumentStoppedWholeBefore: a run whose record file filled up
 // left out the frames entered after, but the recording is whole before
 // the stop (the stop record says where), so re-executions still count
@@ -711,8 +744,19 @@ func main() {
 	b.rec.SetValueSource(newFileValues(tf))
 	b.finish(0, nil, 0, "2850000\n", "", tf)
 	rec := b.rec
-	if !tf.Stopped || !rec.Dropped || rec.CompleteBefore != tf.StopSeq+1 || rec.Len() >= 100001 {
-		t.Fatalf("stopped %v at %d; dropped %v, whole before %d, %d frames", tf.Stopped, tf.StopSeq, rec.Dropped, rec.CompleteBefore, rec.Len())
+	// One goroutine: every record read was numbered before the stop, and
+	// the recording is whole up to the last event read (a frame's exit,
+	// or the last frame's entry).
+	var read uint64
+	for i := range rec.Len() {
+		f := rec.At(i)
+		read = max(read, f.EntrySeq)
+		if f.Exit == trace.Returned {
+			read = max(read, f.ExitSeq)
+		}
+	}
+	if !tf.Stopped || !rec.Dropped || rec.CompleteBefore != read+1 || rec.Len() >= 100001 {
+		t.Fatalf("stopped %v at %d; dropped %v, whole before %d (want %d), %d frames", tf.Stopped, tf.StopSeq, rec.Dropped, rec.CompleteBefore, read+1, rec.Len())
 	}
 	if strings.Contains(rec.Partial, "goroutines") || !strings.Contains(rec.Partial, "the record file reached its size limit (1 MB)") {
 		t.Errorf("one goroutine filled the file, which the recording says as %q", rec.Partial)
