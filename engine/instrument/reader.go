@@ -146,6 +146,10 @@ type Link struct {
 // Record is one event of the run.
 type Record struct {
 	Kind byte
+	// Seq is the record's number, in the order the records were written
+	// across goroutines. An exit takes none of its own: its Seq is the
+	// number of the last record numbered before it (exits of goroutines
+	// running at once can share one).
 	Seq  uint64
 	Goid int64
 	// Enter: the site, a PC in the function, the return address into its
@@ -527,10 +531,12 @@ func (f *File) handBack(n int, h unsafe.Pointer) bool {
 
 // cursor reads the records of the chunk at offset start, up to bound.
 type cursor struct {
-	d       decoder
-	start   int
-	bound   int
-	rec     Record
+	d     decoder
+	start int
+	bound int
+	rec   Record
+	// key orders rec among the records of every chunk (see order).
+	key     uint64
 	stopped bool
 	stopSeq uint64 // see File.StopSeq
 	// ready is set while the cursor is in the heap; whole when bound is
@@ -587,11 +593,22 @@ func (c *cursor) next() (*Record, error) {
 		d.slab = d.slab[:0]
 		c.rec.Seq = d.last + h>>3
 		d.last = c.rec.Seq
+		c.key = order(c.rec.Seq, k)
 		if err := d.record(k, &c.rec); err != nil {
 			return nil, c.errorf(err)
 		}
 		return &c.rec, nil
 	}
+}
+
+// order is the key that orders a record of kind k numbered seq: an exit,
+// which carries the number of the last record numbered before it, comes
+// after that record and before the next.
+func order(seq uint64, k byte) uint64 {
+	if k == RecExit {
+		return seq<<1 | 1
+	}
+	return seq << 1
 }
 
 // noteStop notes the stop record that cursor c read, if it read one.
@@ -618,7 +635,12 @@ func (f *File) Each(fn func(*Record) error) error {
 // call that every record before them is written too, and returns their
 // number; final says that the target has ended (every complete record is
 // then handed over). The record and its slices are valid during the call
-// only.
+// only. An exit comes after the record whose number it carries (see
+// Record.Seq), and before the next, unless it was not written yet when
+// Poll read its chunk: it then comes at a later call, after records
+// numbered since, which its goroutine ran at the same time as it (a record
+// that followed it, through its goroutine's sync with another, is numbered
+// after the exit was written, and Poll sees that it was).
 //
 // Which records are written: the runtime marks a chunk busy before a
 // record of it takes its number, and writes the end and number of the
@@ -756,17 +778,22 @@ func (f *File) merge(w uint64, fn func(*Record) error) (int, error) {
 		f.read = read
 		f.progress(read, false)
 	}()
-	for len(h) > 0 && h[0].rec.Seq <= w {
+	// Records numbered up to w, and the exits after them.
+	upTo := order(w, RecExit)
+	if w == math.MaxUint64 {
+		upTo = w
+	}
+	for len(h) > 0 && h[0].key <= upTo {
 		c := h[0]
 		// The chunk's records come first up to the first record of the
 		// others (the usual case: a goroutine's records follow one
 		// another).
-		until := w
+		until := upTo
 		if len(h) > 1 {
-			until = min(until, h[1].rec.Seq)
+			until = min(until, h[1].key)
 		}
 		if len(h) > 2 {
-			until = min(until, h[2].rec.Seq)
+			until = min(until, h[2].key)
 		}
 		for {
 			r := &c.rec
@@ -778,7 +805,10 @@ func (f *File) merge(w uint64, fn func(*Record) error) (int, error) {
 				return count, err
 			}
 			count++
-			read = r.Seq
+			// An exit written late (its goroutine ran at once with
+			// those of the records handed over before it) carries an
+			// older number.
+			read = max(read, r.Seq)
 			if count%progressEvery == 0 {
 				f.progress(read, false)
 			}
@@ -800,7 +830,7 @@ func (f *File) merge(w uint64, fn func(*Record) error) (int, error) {
 				}
 				break
 			}
-			if r.Seq > until {
+			if c.key > until {
 				h.down(0)
 				break
 			}
@@ -809,7 +839,7 @@ func (f *File) merge(w uint64, fn func(*Record) error) (int, error) {
 	return count, nil
 }
 
-// cursorHeap orders chunks by the Seq of their current record, smallest
+// cursorHeap orders chunks by the key of their current record, smallest
 // first (container/heap's interface calls cost more than the rest of the
 // merge).
 type cursorHeap []*cursor
@@ -819,7 +849,7 @@ func (h cursorHeap) up(i int) {
 	c := h[i]
 	for i > 0 {
 		p := (i - 1) / 2
-		if h[p].rec.Seq <= c.rec.Seq {
+		if h[p].key <= c.key {
 			break
 		}
 		h[i] = h[p]
@@ -839,10 +869,10 @@ func (h cursorHeap) down(i int) {
 		if m >= len(h) {
 			break
 		}
-		if r := m + 1; r < len(h) && h[r].rec.Seq < h[m].rec.Seq {
+		if r := m + 1; r < len(h) && h[r].key < h[m].key {
 			m = r
 		}
-		if c.rec.Seq < h[m].rec.Seq {
+		if c.key < h[m].key {
 			break
 		}
 		h[i] = h[m]

@@ -113,28 +113,74 @@ func BenchmarkHooks(b *testing.B) {
 	})
 }
 
+// numbering checks the numbers of records handed over in order: the
+// records other than exits are numbered one after the other from 1, and
+// an exit carries the number of the last record numbered before it (see
+// begin): in a reading of the whole file, that of the record before it;
+// in a live one, which can hand an exit over late, no later one, and none
+// before its goroutine's last.
+type numbering struct {
+	live     bool
+	numbered uint64           // records numbered so far
+	byG      map[int64]uint64 // each goroutine's last number
+	wrong    []string
+}
+
+func (n *numbering) add(r *instrument.Record) {
+	if n.byG == nil {
+		n.byG = map[int64]uint64{}
+	}
+	switch {
+	case r.Kind != instrument.RecExit:
+		n.numbered++
+		if r.Seq != n.numbered {
+			n.wrong = append(n.wrong, fmt.Sprintf("record %d of kind %d numbered %d", n.numbered, r.Kind, r.Seq))
+			n.numbered = r.Seq
+		}
+	case !n.live && r.Seq != n.numbered, r.Seq > n.numbered, r.Seq < n.byG[r.Goid]:
+		n.wrong = append(n.wrong, fmt.Sprintf("an exit of goroutine %d numbered %d after record %d (its goroutine's last %d)", r.Goid, r.Seq, n.numbered, n.byG[r.Goid]))
+	}
+	n.byG[r.Goid] = r.Seq
+}
+
+// check fails t if a number was wrong.
+func (n *numbering) check(t *testing.T) {
+	t.Helper()
+	if len(n.wrong) > 0 {
+		t.Fatalf("%d records numbered out of order; the first: %s", len(n.wrong), n.wrong[0])
+	}
+}
+
 func TestHooksRecord(t *testing.T) {
 	path := startRecording(t)
 	before := seq.Load()
 	if fibHooked(5) != 5 {
 		t.Fatal("fib(5)")
 	}
-	// 15 calls: an entry and an exit each, plus the goroutine's record.
-	if n := seq.Load() - before; n != 31 {
-		t.Fatalf("%d records, want 31", n)
+	// 15 calls: an entry each, plus the goroutine's record (exits take
+	// no number).
+	if n := seq.Load() - before; n != 16 {
+		t.Fatalf("%d records numbered, want 16", n)
 	}
 	tr, err := instrument.ReadTrace(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var args []string
+	exits := 0
+	var order numbering
 	for _, r := range tr.Records {
-		if r.Kind == instrument.RecEnter {
+		order.add(&r)
+		switch r.Kind {
+		case instrument.RecEnter:
 			args = append(args, r.Values[0].String())
+		case instrument.RecExit:
+			exits++
 		}
 	}
-	if got := fmt.Sprint(args); got != "[5 4 3 2 1 0 1 2 1 0 3 2 1 0 1]" {
-		t.Fatalf("arguments %s", got)
+	order.check(t)
+	if got := fmt.Sprint(args); got != "[5 4 3 2 1 0 1 2 1 0 3 2 1 0 1]" || exits != 15 {
+		t.Fatalf("arguments %s, %d exits", got, exits)
 	}
 }
 
@@ -166,12 +212,9 @@ func TestRoundTrip(t *testing.T) {
 	}
 	var gotU []uint64
 	var gotI []int64
-	var last uint64
+	var order numbering
 	for _, r := range tr.Records {
-		if r.Seq <= last {
-			t.Fatalf("seq %d after %d", r.Seq, last)
-		}
-		last = r.Seq
+		order.add(&r)
 		if r.Kind != instrument.RecEnter {
 			continue
 		}
@@ -181,6 +224,7 @@ func TestRoundTrip(t *testing.T) {
 		gotU = append(gotU, r.Values[0].Uint)
 		gotI = append(gotI, r.Values[1].Int)
 	}
+	order.check(t)
 	if len(gotU) != len(us)+len(is) {
 		t.Fatalf("%d entries, want %d", len(gotU), len(us)+len(is))
 	}
@@ -215,12 +259,9 @@ func TestGoroutines(t *testing.T) {
 	}
 	type count struct{ enters, exits, depth, ginfo int }
 	counts := map[int64]*count{}
-	var last uint64
+	var order numbering
 	for _, r := range tr.Records {
-		if r.Seq <= last {
-			t.Fatalf("seq %d after %d", r.Seq, last)
-		}
-		last = r.Seq
+		order.add(&r)
 		c := counts[r.Goid]
 		if c == nil {
 			c = &count{}
@@ -240,6 +281,7 @@ func TestGoroutines(t *testing.T) {
 			}
 		}
 	}
+	order.check(t)
 	for id := range ids {
 		c := counts[id]
 		// fib(17): 5,167 calls.
@@ -483,7 +525,8 @@ func TestSharedChunk(t *testing.T) {
 
 // TestLiveRead reads the records while goroutines write them, with the
 // types of their values: Poll hands over every record once, in order of
-// number, and the same records as a reading of the whole file after.
+// number (see numbering), and each goroutine's records as a reading of
+// the whole file after.
 func TestLiveRead(t *testing.T) {
 	path := startRecording(t)
 	fd, err := os.Open(path)
@@ -496,15 +539,17 @@ func TestLiveRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var got []string
+	got := map[int64][]string{}
 	var read atomic.Uint64
+	order := numbering{live: true}
 	collect := func(r *instrument.Record) error {
-		read.Store(r.Seq)
+		order.add(r)
+		storeMax(&read, r.Seq)
 		line := fmt.Sprint(r.Seq, r.Kind, r.Goid, r.Site, r.PC, r.Off)
 		for _, v := range r.Values {
 			line += " " + f.Type(v.TypeID).Name + "=" + v.String()
 		}
-		got = append(got, line)
+		got[r.Goid] = append(got[r.Goid], line)
 		return nil
 	}
 	const n = 4
@@ -554,30 +599,49 @@ func TestLiveRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want []string
+	order.check(t)
+	// Each goroutine's records in the same order (the goroutines' exits
+	// can come in another order among the others' records: see Poll).
+	want := map[int64][]string{}
+	records := 0
 	for _, r := range tr.Records {
 		line := fmt.Sprint(r.Seq, r.Kind, r.Goid, r.Site, r.PC, r.Off)
 		for _, v := range r.Values {
 			line += " " + v.Type.Name + "=" + v.String()
 		}
-		want = append(want, line)
+		want[r.Goid] = append(want[r.Goid], line)
+		records++
 	}
 	// fib(12): 465 calls; echo: 1; a goroutine's record.
-	if len(want) != n*(30*2*466+1) {
-		t.Errorf("%d records in the file, want %d", len(want), n*(30*2*466+1))
+	if records != n*(30*2*466+1) {
+		t.Errorf("%d records in the file, want %d", records, n*(30*2*466+1))
 	}
 	if len(got) != len(want) {
-		t.Fatalf("%d records read live, %d after", len(got), len(want))
+		t.Fatalf("records of %d goroutines read live, of %d after", len(got), len(want))
 	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("record %d read live: %s\nafter: %s", i, got[i], want[i])
+	for id, w := range want {
+		g := got[id]
+		for i := range min(len(g), len(w)) {
+			if g[i] != w[i] {
+				t.Fatalf("goroutine %d: record %d read live: %s\nafter: %s", id, i, g[i], w[i])
+			}
+		}
+		if len(g) != len(w) {
+			t.Fatalf("goroutine %d: %d records read live, %d after", id, len(g), len(w))
 		}
 	}
 	if polls < 2 {
 		t.Errorf("the records came in %d polls, want several while they were written", polls)
 	}
-	t.Logf("%d records in %d polls", len(got), polls)
+	t.Logf("%d records in %d polls", records, polls)
+}
+
+// storeMax stores v in a if it is larger than a's value (a reader's
+// progress: an exit handed over late carries an older number).
+func storeMax(a *atomic.Uint64, v uint64) {
+	if v > a.Load() {
+		a.Store(v)
+	}
 }
 
 // openRecycling opens the record file at path, being written, for a
@@ -629,11 +693,13 @@ func TestLiveReadRecycled(t *testing.T) {
 	f := openRecycling(t, path)
 	const n, rounds = 4, 60
 	got := map[int64][]string{}
-	var seqs []uint64
+	records := 0
 	var read atomic.Uint64
+	order := numbering{live: true}
 	collect := func(r *instrument.Record) error {
-		seqs = append(seqs, r.Seq)
-		read.Store(r.Seq)
+		records++
+		order.add(r)
+		storeMax(&read, r.Seq)
 		line := fmt.Sprint(r.Kind)
 		for _, v := range r.Values {
 			line += " " + f.Type(v.TypeID).Name + "=" + v.String()
@@ -658,11 +724,7 @@ func TestLiveReadRecycled(t *testing.T) {
 		})
 	}
 	pollWhile(t, f, wg.Wait, collect)
-	for i, s := range seqs {
-		if s != uint64(i+1) {
-			t.Fatalf("record %d read is numbered %d, want %d", i, s, i+1)
-		}
-	}
+	order.check(t)
 	for i, id := range goids {
 		want := []string{fmt.Sprint(instrument.RecGInfo)}
 		for k := range rounds {
@@ -685,11 +747,11 @@ func TestLiveReadRecycled(t *testing.T) {
 	// Without chunks written again, the records would take this many
 	// chunks at least: every record is 6 bytes or more, and a chunk ends
 	// 4 KB early at most.
-	least := len(seqs) * 6 / (chunkSize - hdrSize - maxRecord)
+	least := records * 6 / (chunkSize - hdrSize - maxRecord)
 	if len(chunkAt) >= least {
-		t.Errorf("%d chunks taken for %d records: the chunks handed back were not written again (%d without)", len(chunkAt), len(seqs), least)
+		t.Errorf("%d chunks taken for %d records: the chunks handed back were not written again (%d without)", len(chunkAt), records, least)
 	}
-	t.Logf("%d records in %d chunks, %d of them written again", len(seqs), len(chunkAt), f.Recycled)
+	t.Logf("%d records in %d chunks, %d of them written again", records, len(chunkAt), f.Recycled)
 }
 
 // TestWaitForReader: goroutines that write records faster than a live
@@ -704,12 +766,10 @@ func TestWaitForReader(t *testing.T) {
 	f := openRecycling(t, path)
 	const n, rounds = 2, 20
 	records := 0
-	var seqs int // records not numbered one after the other
+	order := numbering{live: true}
 	collect := func(r *instrument.Record) error {
 		records++
-		if r.Seq != uint64(records) {
-			seqs++
-		}
+		order.add(r)
 		// A reader slower than the writers: ~2M records a second.
 		if records%1024 == 0 {
 			time.Sleep(500 * time.Microsecond)
@@ -726,8 +786,9 @@ func TestWaitForReader(t *testing.T) {
 	}
 	pollWhile(t, f, wg.Wait, collect)
 	const calls = 21891 // fib(20)
-	if want := n * (rounds*2*calls + 1); records != want || seqs > 0 {
-		t.Fatalf("%d records read, %d of them out of order; want %d", records, seqs, want)
+	order.check(t)
+	if want := n * (rounds*2*calls + 1); records != want {
+		t.Fatalf("%d records read; want %d", records, want)
 	}
 	if f.Bytes > 4<<20 || f.Waited == 0 || readStalled {
 		t.Fatalf("the file grew to %d bytes, waiting %v for the reader (taken for stalled: %v); want it within 4 MB, waiting",
@@ -1043,10 +1104,13 @@ func TestStop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	enters := 0
+	enters, numbered := 0, 0
 	for _, r := range tr.Records {
 		if r.Kind == instrument.RecEnter {
 			enters++
+		}
+		if r.Kind != instrument.RecExit {
+			numbered++
 		}
 	}
 	if !tr.Stopped || enters < 100_000 || enters >= 242_785 {
@@ -1055,8 +1119,8 @@ func TestStop(t *testing.T) {
 	// Every record numbered before the stop is in the file, and none
 	// after (one goroutine: its chunk had no room left).
 	first, last := tr.Records[0].Seq, tr.Records[len(tr.Records)-1].Seq
-	if last != tr.StopSeq || uint64(len(tr.Records)) != last-first+1 {
-		t.Errorf("%d records numbered %d to %d; the stop record says %d", len(tr.Records), first, last, tr.StopSeq)
+	if last != tr.StopSeq || uint64(numbered) != last-first+1 {
+		t.Errorf("%d records numbered %d to %d; the stop record says %d", numbered, first, last, tr.StopSeq)
 	}
 	checkFirstPass(t, path, tr)
 }
