@@ -549,6 +549,24 @@ func allocates(stmt ast.Stmt) bool {
 // '=', 0)`, `b.WriteString(", ")`); ok is false when it writes anything
 // else.
 func literalBytes(stmt ast.Stmt) ([]byte, bool) {
+	lits, ok := literalArgs(stmt)
+	if !ok {
+		return nil, false
+	}
+	var out []byte
+	for _, lit := range lits {
+		b, ok := litBytes(lit)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, b...)
+	}
+	return out, true
+}
+
+// literalArgs returns the arguments of a write of constants (see
+// literalBytes), in order; ok is false when stmt writes anything else.
+func literalArgs(stmt ast.Stmt) ([]*ast.BasicLit, bool) {
 	var args []ast.Expr
 	switch s := stmt.(type) {
 	case *ast.ExprStmt:
@@ -569,36 +587,32 @@ func literalBytes(stmt ast.Stmt) ([]byte, bool) {
 	default:
 		return nil, false
 	}
-	var out []byte
-	for _, a := range args {
+	lits := make([]*ast.BasicLit, len(args))
+	for i, a := range args {
 		lit, ok := a.(*ast.BasicLit)
 		if !ok {
 			return nil, false
 		}
-		switch lit.Kind {
-		case token.STRING:
-			v, err := strconv.Unquote(lit.Value)
-			if err != nil {
-				return nil, false
-			}
-			out = append(out, v...)
-		case token.CHAR:
-			v, _, _, err := strconv.UnquoteChar(lit.Value[1:len(lit.Value)-1], '\'')
-			if err != nil || v > 0xff {
-				return nil, false
-			}
-			out = append(out, byte(v))
-		case token.INT:
-			v, err := strconv.ParseUint(lit.Value, 0, 8)
-			if err != nil {
-				return nil, false
-			}
-			out = append(out, byte(v))
-		default:
-			return nil, false
-		}
+		lits[i] = lit
 	}
-	return out, len(args) > 0
+	return lits, len(lits) > 0
+}
+
+// litBytes returns the bytes a constant argument of a write writes: a
+// string's, or the one byte of a rune or integer below 256.
+func litBytes(lit *ast.BasicLit) ([]byte, bool) {
+	switch lit.Kind {
+	case token.STRING:
+		v, err := strconv.Unquote(lit.Value)
+		return []byte(v), err == nil
+	case token.CHAR:
+		v, _, _, err := strconv.UnquoteChar(lit.Value[1:len(lit.Value)-1], '\'')
+		return []byte{byte(v)}, err == nil && v <= 0xff
+	case token.INT:
+		v, err := strconv.ParseUint(lit.Value, 0, 8)
+		return []byte{byte(v)}, err == nil
+	}
+	return nil, false
 }
 
 // isUpdate reports whether stmt changes a variable that exists already (=,
