@@ -514,6 +514,9 @@ func (d *diagnoser) finalize(f *finding) {
 			syntax.ShortFunc(f.fn), d.rel(f.root.File), f.root.Line, f.tried.desc)
 		f.explanation = fmt.Sprintf("This statement is ranked first by spectrum-based fault localisation over the package's tests, and a bound of its slice is off by one: "+
 			"with %s the failing command and the rest of the package's tests pass (verified on an overlay copy).", f.tried.desc)
+	case "output":
+		f.summary = fmt.Sprintf("%s; %s makes the failing tests pass", f.summary, f.tried.desc)
+		f.explanation = f.detail + fmt.Sprintf(" With %s the failing command and the rest of the package's tests pass (verified on an overlay copy).", f.tried.desc)
 	}
 }
 
@@ -535,7 +538,11 @@ func (d *diagnoser) withoutFailedFixes(f *finding) {
 				break
 			}
 		}
-		f.explanation += fmt.Sprintf(" Its off-by-one edits tried (%s) did not make the tests pass.", strings.Join(tried, ", "))
+		edits := "Its off-by-one edits"
+		if f.method == "output" {
+			edits = "The edits of its constants"
+		}
+		f.explanation += fmt.Sprintf(" %s tried (%s) did not make the tests pass.", edits, strings.Join(tried, ", "))
 	}
 	f.fixes, f.tried, f.diff, f.verification, f.refuted = nil, nil, "", nil, false
 }

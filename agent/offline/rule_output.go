@@ -40,8 +40,9 @@ import (
 //
 // Where the trace cannot show who wrote the byte (room appended for a
 // library call to fill in, a slice made at full length and filled by
-// index, a string cut back) the rule names nothing. It finds where, not
-// how: it proposes no fix.
+// index, a string cut back) the rule names nothing. Where the statement
+// it names writes or updates constants, it proposes the constants that
+// would have made the wanted bytes (see outputFixes).
 
 // maxOutputFailures bounds the failed checks the rule traces.
 const maxOutputFailures = 2
@@ -526,5 +527,10 @@ func (o *outputTrace) finding(got, want string, k, how, m, root int, claim strin
 		strconv.Quote(got), strconv.Quote(want), claim, d.rel(rs.File), rs.Line)
 	f.detail = diff + ". Following the trace of " + pname + " statement by statement, " + claim + "."
 	f.explanation = f.detail + " adi has no fix template for this: the statement is where the wrong string was decided."
+	if fixes := o.outputFixes(root, got, want, k, how); len(fixes) > 0 {
+		// Worked out from the bytes: offered only if the tests pass.
+		f.fixes, f.guessed = fixes, true
+		f.explanation = f.detail + "."
+	}
 	return f
 }

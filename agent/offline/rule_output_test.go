@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adi-go/adi/agent/report"
 	"github.com/adi-go/adi/engine"
 	"github.com/adi-go/adi/engine/trace"
 )
@@ -478,6 +479,146 @@ func TestEscape(t *testing.T) {
 			}
 			if !strings.Contains(d.Summary, c.says) {
 				t.Errorf("summary %q; want it to say %q", d.Summary, c.says)
+			}
+		})
+	}
+}
+
+// TestDiagnoseOutputFix: the output rule's fixes, worked out from the
+// bytes, verified by re-running the tests: the constants a write writes,
+// the constant of an update of the byte written, the base a number is
+// written in, a separator written short.
+func TestDiagnoseOutputFix(t *testing.T) {
+	for _, c := range []struct {
+		name, src, test string
+		line            int
+		fix             string
+	}{{
+		name: "constant",
+		src: `package m
+
+// Encode writes the pairs as k=v lines.
+func Encode(pairs [][2]string) string {
+	var b []byte
+	for _, p := range pairs {
+		b = append(b, p[0]...)
+		b = append(b, ':')
+		b = append(b, p[1]...)
+		b = append(b, '\n')
+	}
+	return string(b)
+}
+`,
+		test: `package m
+
+import "testing"
+
+func TestEncode(t *testing.T) {
+	if got, want := Encode([][2]string{{"a", "1"}, {"b", "2"}}), "a=1\nb=2\n"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+`,
+		line: 8, fix: "+\t\tb = append(b, '=')",
+	}, {
+		name: "update",
+		src: `package m
+
+// Lower turns the capitals of s into small letters.
+func Lower(s string) string {
+	var out []byte
+	for _, c := range []byte(s) {
+		if c >= 'A' && c <= 'Z' {
+			c += 33
+		}
+		out = append(out, c)
+	}
+	return string(out)
+}
+`,
+		test: `package m
+
+import "testing"
+
+func TestLower(t *testing.T) {
+	if got := Lower("Go Team"); got != "go team" {
+		t.Errorf("got %q", got)
+	}
+}
+`,
+		line: 8, fix: "+\t\t\tc += 32",
+	}, {
+		name: "base",
+		src: `package m
+
+import "strconv"
+
+// Dotted writes the parts as a dotted version number.
+func Dotted(parts []int64) string {
+	var buf []byte
+	for i, p := range parts {
+		if i > 0 {
+			buf = append(buf, '.')
+		}
+		buf = strconv.AppendInt(buf, p, 16)
+	}
+	return string(buf)
+}
+`,
+		test: `package m
+
+import "testing"
+
+func TestDotted(t *testing.T) {
+	if got := Dotted([]int64{1, 12, 3}); got != "1.12.3" {
+		t.Errorf("got %q", got)
+	}
+}
+`,
+		line: 12, fix: "+\t\tbuf = strconv.AppendInt(buf, p, 10)",
+	}, {
+		name: "separator",
+		src: `package m
+
+import "strings"
+
+// Join lists the words, separated by commas.
+func Join(words []string) string {
+	var b strings.Builder
+	for i, w := range words {
+		if i > 0 {
+			b.WriteString(" ")
+		}
+		b.WriteString(w)
+	}
+	return b.String()
+}
+`,
+		test: `package m
+
+import "testing"
+
+func TestJoin(t *testing.T) {
+	if got := Join([]string{"a", "b", "c"}); got != "a, b, c" {
+		t.Errorf("got %q", got)
+	}
+}
+`,
+		line: 10, fix: "+\t\t\tb.WriteString(\", \")",
+	}} {
+		// Not in parallel: Delve waits for any child of the process (see
+		// adapter's TestConcurrentSessions).
+		t.Run(c.name, func(t *testing.T) {
+			dir := writeModule(t, map[string]string{"m.go": c.src, "m_test.go": c.test})
+			_, d := diagnoseWith(t, dir, engine.Options{Timeout: 2 * time.Minute}, Options{}, "go", "test", ".")
+			if d.Method != "output" || d.RootCause.Line != c.line {
+				t.Fatalf("root cause line %d by %s: %s; want line %d by output", d.RootCause.Line, d.Method, d.Summary, c.line)
+			}
+			if d.Verification == nil || d.Verification.Status != report.Passed || !strings.Contains(d.Fix, c.fix) {
+				t.Fatalf("fix (verification %+v):\n%s\nwant a passing one with %q", d.Verification, d.Fix, c.fix)
+			}
+			if !strings.Contains(d.Summary, "makes the failing tests pass") {
+				t.Errorf("summary %q; want it to say the fix makes the tests pass", d.Summary)
 			}
 		})
 	}
