@@ -115,8 +115,12 @@ func (o *outputTrace) wrongValue() (int, string) {
 	// Nothing changed what it wrote, nor skipped a change: the write
 	// itself, unless it writes constants that are not the wrong byte (a
 	// placeholder, `append(str, 0, 0, 0, 0)`, that a call then fills in).
-	if lits, ok := literalBytes(stmt); ok && !bytes.Contains(lits, []byte(o.gotByte)) {
+	lits, constant := literalBytes(stmt)
+	if constant && !bytes.Contains(lits, []byte(o.gotByte)) {
 		return -1, ""
+	}
+	if constant {
+		return o.wrote, fmt.Sprintf("`%s` wrote %s where %s belongs, a constant of its own", oneLine(ws.Stmt), o.wrongByte, o.wantByte)
 	}
 	return o.wrote, fmt.Sprintf("`%s` wrote %s where %s belongs, from values no statement before it changed",
 		oneLine(ws.Stmt), o.wrongByte, o.wantByte)

@@ -359,7 +359,7 @@ func TestEncode(t *testing.T) {
 	}
 }
 `,
-		line: 14, says: "`b = append(b, ':')` wrote \":\" where \"=\" belongs",
+		line: 14, says: "`b = append(b, ':')` wrote \":\" where \"=\" belongs, a constant of its own",
 	}, {
 		name: "short write",
 		src: `package m
