@@ -36,7 +36,9 @@ import (
 //   - of a condition that reads a flag set in an earlier iteration or
 //     before the loop, the flag's assignment;
 //   - of a returned concatenation, the operand that holds the wrong byte,
-//     as a variable written.
+//     as a variable written;
+//   - of a returned fmt.Sprintf, the format's constant text that holds it
+//     (see output_format.go).
 //
 // Where the trace cannot show who wrote the byte (room appended for a
 // library call to fill in, a slice made at full length and filled by
@@ -391,6 +393,11 @@ func (d *diagnoser) outputFinding(ctx context.Context, test, w *trace.Frame, got
 	file, st, name := d.builder(ctx, p, got, len(got)-1, len(got))
 	if name == "" && st != nil && how == outputWrong {
 		if f := d.concatFinding(p, file, st, got, want, k); f != nil {
+			return f
+		}
+	}
+	if name == "" && st != nil {
+		if f := d.formatFinding(p, file, st, got, want, k, how, m); f != nil {
 			return f
 		}
 	}

@@ -1,6 +1,9 @@
 package offline
 
 import (
+	"fmt"
+	"go/parser"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -605,6 +608,60 @@ func TestJoin(t *testing.T) {
 }
 `,
 		line: 10, fix: "+\t\t\tb.WriteString(\", \")",
+	}, {
+		name: "format",
+		src: `package m
+
+import "fmt"
+
+// Point is a point of the plane.
+type Point struct{ X, Y int }
+
+func (p Point) String() string {
+	if p.X == 0 && p.Y == 0 {
+		return "origin"
+	}
+	return fmt.Sprintf("(%d; %d)", p.X, p.Y)
+}
+`,
+		test: `package m
+
+import "testing"
+
+func TestString(t *testing.T) {
+	for _, c := range []struct {
+		p    Point
+		want string
+	}{{Point{}, "origin"}, {Point{1, 2}, "(1, 2)"}} {
+		if got := c.p.String(); got != c.want {
+			t.Errorf("got %q, want %q", got, c.want)
+		}
+	}
+}
+`,
+		line: 12, fix: "+\treturn fmt.Sprintf(\"(%d, %d)\", p.X, p.Y)",
+	}, {
+		name: "format short",
+		src: `package m
+
+import "fmt"
+
+// Range writes the range from lo to hi.
+func Range(lo, hi int) string {
+	return fmt.Sprintf("[%d,%d]", lo, hi)
+}
+`,
+		test: `package m
+
+import "testing"
+
+func TestRange(t *testing.T) {
+	if got := Range(10, 20); got != "[10, 20]" {
+		t.Errorf("got %q", got)
+	}
+}
+`,
+		line: 7, fix: "+\treturn fmt.Sprintf(\"[%d, %d]\", lo, hi)",
 	}} {
 		// Not in parallel: Delve waits for any child of the process (see
 		// adapter's TestConcurrentSessions).
@@ -621,6 +678,48 @@ func TestJoin(t *testing.T) {
 				t.Errorf("summary %q; want it to say the fix makes the tests pass", d.Summary)
 			}
 		})
+	}
+}
+
+// TestSprintfFormat: a format's constant pieces, and where they are in
+// what it printed.
+func TestSprintfFormat(t *testing.T) {
+	for _, c := range []struct {
+		call, printed string
+		pieces        []string // text@from-to
+		at            []int
+	}{
+		{`fmt.Sprintf("(%d; %d)", x, y)`, "(1; 22)", []string{"(@0-1", "; @3-5", ")@7-8"}, []int{0, 2, 6}},
+		{`fmt.Sprintf("%s=%-4.2f%%", k, v)`, "a=1.50%", []string{"@0-0", "=@2-3", "%@9-11"}, []int{0, 1, 6}},
+		{"fmt.Sprintf(`%v`, x)", "{1}", []string{"@0-0", "@2-2"}, []int{0, 3}},
+		{`fmt.Sprintf("%*d", 3, x)`, "", nil, nil},
+		{`fmt.Sprintf("%[2]d %[1]d", x, y)`, "", nil, nil},
+		{`fmt.Sprintf("%d %d", x)`, "", nil, nil},
+		{`fmt.Sprint("a", x)`, "", nil, nil},
+		{`fmt.Sprintf("%d-%d)", x, y)`, "1-2", nil, nil}, // not what the format printed
+	} {
+		e, err := parser.ParseExpr(c.call)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, pieces, ok := sprintfFormat(e)
+		var got []string
+		for _, p := range pieces {
+			got = append(got, fmt.Sprintf("%s@%d-%d", p.text, p.from, p.to))
+		}
+		if c.pieces == nil {
+			if at, laid := layFormat(pieces, c.printed); ok && laid {
+				t.Errorf("%s: pieces %q laid at %v over %q; want none", c.call, got, at, c.printed)
+			}
+			continue
+		}
+		if !ok || !slices.Equal(got, c.pieces) {
+			t.Errorf("%s: pieces %q (%v); want %q", c.call, got, ok, c.pieces)
+			continue
+		}
+		if at, ok := layFormat(pieces, c.printed); !ok || !slices.Equal(at, c.at) {
+			t.Errorf("%s over %q: laid at %v (%v); want %v", c.call, c.printed, at, ok, c.at)
+		}
 	}
 }
 

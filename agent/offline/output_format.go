@@ -1,0 +1,195 @@
+package offline
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"strconv"
+	"strings"
+
+	"github.com/adi-go/adi/agent/syntax"
+	"github.com/adi-go/adi/engine/trace"
+)
+
+// A string the frame returns as fmt.Sprintf made it, from a constant
+// format (`return fmt.Sprintf("(%d; %d)", p.X, p.Y)`): the rejected string
+// is the format's constant text with the verbs' values between, so the
+// text that holds its first wrong byte is found by laying the format's
+// constant pieces over it in order. A wrong byte of the constant text is
+// the format's, and the fix writes the wanted bytes there.
+
+// formatPiece is a run of a format's constant text: its bytes as printed
+// and where it is in the format's value (from, to); escaped when it holds
+// a %% (printed as %).
+type formatPiece struct {
+	text     string
+	from, to int
+	escaped  bool
+}
+
+// sprintfFormat returns the format literal and its constant pieces (one
+// more than its verbs) of a call fmt.Sprintf with a constant format and
+// an argument for each verb; ok is false for any other call, or a format
+// whose verbs take their width or argument from elsewhere (`%*d`,
+// `%[2]d`).
+func sprintfFormat(e ast.Expr) (lit *ast.BasicLit, pieces []formatPiece, ok bool) {
+	call, isCall := ast.Unparen(e).(*ast.CallExpr)
+	if !isCall || len(call.Args) == 0 || call.Ellipsis.IsValid() {
+		return nil, nil, false
+	}
+	sel, isSel := call.Fun.(*ast.SelectorExpr)
+	if !isSel || !isIdent(sel.X, "fmt") || sel.Sel.Name != "Sprintf" {
+		return nil, nil, false
+	}
+	lit, isLit := call.Args[0].(*ast.BasicLit)
+	if !isLit || lit.Kind != token.STRING {
+		return nil, nil, false
+	}
+	v, err := strconv.Unquote(lit.Value)
+	if err != nil {
+		return nil, nil, false
+	}
+	cur := formatPiece{}
+	for i := 0; i < len(v); i++ {
+		if v[i] != '%' {
+			cur.text += v[i : i+1]
+			continue
+		}
+		if i+1 < len(v) && v[i+1] == '%' {
+			cur.text += "%"
+			cur.escaped = true
+			i++
+			continue
+		}
+		// A verb: flags, width, precision, then its letter.
+		j := i + 1
+		for j < len(v) && strings.IndexByte("+-# 0123456789.", v[j]) >= 0 {
+			j++
+		}
+		if j >= len(v) || v[j] == '*' || v[j] == '[' {
+			return nil, nil, false
+		}
+		cur.to = i
+		pieces = append(pieces, cur)
+		cur = formatPiece{from: j + 1}
+		i = j
+	}
+	cur.to = len(v)
+	pieces = append(pieces, cur)
+	if len(pieces)-1 != len(call.Args)-1 {
+		return nil, nil, false
+	}
+	return lit, pieces, true
+}
+
+// layFormat lays the constant pieces over s, which the format printed:
+// the offset of each in s; ok is false when they do not fit (a piece
+// between two verbs empty, or not found after the one before).
+func layFormat(pieces []formatPiece, s string) ([]int, bool) {
+	at := make([]int, len(pieces))
+	if len(pieces) == 0 || !strings.HasPrefix(s, pieces[0].text) {
+		return nil, false
+	}
+	pos := len(pieces[0].text)
+	for i := 1; i < len(pieces); i++ {
+		p := pieces[i].text
+		switch {
+		case i == len(pieces)-1:
+			at[i] = len(s) - len(p)
+			if at[i] < pos || !strings.HasSuffix(s, p) {
+				return nil, false
+			}
+		case p == "":
+			return nil, false
+		default:
+			x := strings.Index(s[pos:], p)
+			if x < 0 {
+				return nil, false
+			}
+			at[i] = pos + x
+		}
+		pos = at[i] + len(p)
+	}
+	return at, true
+}
+
+// formatFinding traces got's first wrong byte, k, into the constant text
+// of the format of the fmt.Sprintf that frame p returns: the format wrote
+// it, and the fixes write the wanted bytes in its place.
+func (d *diagnoser) formatFinding(p *trace.Frame, file *syntax.File, st *frameState, got, want string, k, how, m int) *finding {
+	steps := st.flt.Steps
+	if len(steps) == 0 {
+		return nil
+	}
+	ret, isRet := file.StmtAt(steps[len(steps)-1].Line).(*ast.ReturnStmt)
+	if !isRet || len(ret.Results) != 1 {
+		return nil
+	}
+	lit, pieces, ok := sprintfFormat(ret.Results[0])
+	if !ok {
+		return nil
+	}
+	at, ok := layFormat(pieces, got)
+	if !ok {
+		return nil
+	}
+	for i, pc := range pieces {
+		start, end := at[i], at[i]+len(pc.text)
+		if k < start || k > end || k == end && (how != outputMissing || end == start) {
+			continue
+		}
+		o := &outputTrace{d: d, file: file, st: st, frame: p, wrote: len(steps) - 1, lastWrite: -1}
+		claim := fmt.Sprintf("the format of `%s` writes %s", oneLine(file.Text(ret)), strconv.Quote(pc.text))
+		switch how {
+		case outputWrong:
+			claim += fmt.Sprintf(", with %s where %s belongs", strconv.Quote(got[k:k+1]), strconv.Quote(want[k:k+1]))
+		case outputMissing:
+			claim += fmt.Sprintf(", without the %s wanted at byte %d", strconv.Quote(want[k:k+m]), k)
+		case outputExtra:
+			claim += fmt.Sprintf(", with %s too many", strconv.Quote(got[k:k+m]))
+		}
+		f := o.finding(got, want, k, how, m, o.wrote, claim)
+		if fixes := formatFixes(file, ret.Results[0], lit, pc, got, want, start, end); len(fixes) > 0 {
+			// Worked out from the bytes: offered only if the tests pass.
+			f.fixes, f.guessed = fixes, true
+			f.explanation = f.detail + "."
+		}
+		return f
+	}
+	return nil
+}
+
+// formatFixes are the call with the piece pc of its format lit, printed
+// at got[start:end], replaced by the bytes want has there: as many, or up
+// to where want goes on as got does after it (see resynced). None for a
+// piece with a %% (its bytes are not the format's).
+func formatFixes(file *syntax.File, call ast.Expr, lit *ast.BasicLit, pc formatPiece, got, want string, start, end int) []fix {
+	if pc.escaped {
+		return nil
+	}
+	v, _ := strconv.Unquote(lit.Value)
+	var texts []string
+	if len(got) == len(want) && end <= len(want) {
+		texts = append(texts, want[start:end])
+	}
+	if s, ok := resynced(got, want, start, end); ok && (len(texts) == 0 || s != texts[0]) {
+		if len(got) == len(want) {
+			texts = append(texts, s)
+		} else {
+			texts = append([]string{s}, texts...)
+		}
+	}
+	var fixes []fix
+	for _, t := range texts {
+		if t == pc.text {
+			continue
+		}
+		nv := v[:pc.from] + strings.ReplaceAll(t, "%", "%%") + v[pc.to:]
+		repl := strconv.Quote(nv)
+		if strings.HasPrefix(lit.Value, "`") && !strings.ContainsAny(nv, "`\r") {
+			repl = "`" + nv + "`"
+		}
+		fixes = append(fixes, replaceFix(file, call, lit, repl))
+	}
+	return fixes
+}
