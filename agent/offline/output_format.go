@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/token"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -83,39 +84,64 @@ func sprintfFormat(e ast.Expr) (lit *ast.BasicLit, pieces []formatPiece, ok bool
 }
 
 // layFormat lays the constant pieces over s, which the format printed:
-// the offset of each in s; ok is false when they do not fit (a piece
-// between two verbs empty, or not found after the one before).
-func layFormat(pieces []formatPiece, s string) ([]int, bool) {
-	at := make([]int, len(pieces))
+// the offsets of each in s, for every way they fit (a verb's value can
+// hold a piece's text: `"%s %s"` over "a, b c"), up to maxLays, the
+// pieces as far left as they go first; none when they do not fit (a
+// piece between two verbs empty, or the first or last not where s starts
+// or ends).
+func layFormat(pieces []formatPiece, s string) [][]int {
 	if len(pieces) == 0 || !strings.HasPrefix(s, pieces[0].text) {
-		return nil, false
+		return nil
 	}
-	pos := len(pieces[0].text)
-	for i := 1; i < len(pieces); i++ {
-		p := pieces[i].text
-		switch {
-		case i == len(pieces)-1:
-			at[i] = len(s) - len(p)
-			if at[i] < pos || !strings.HasSuffix(s, p) {
-				return nil, false
-			}
-		case p == "":
-			return nil, false
-		default:
-			x := strings.Index(s[pos:], p)
-			if x < 0 {
-				return nil, false
-			}
-			at[i] = pos + x
+	var lays [][]int
+	at := make([]int, len(pieces))
+	var lay func(i, pos int)
+	lay = func(i, pos int) {
+		if len(lays) >= maxLays {
+			return
 		}
-		pos = at[i] + len(p)
+		p := pieces[i].text
+		if i == len(pieces)-1 {
+			if x := len(s) - len(p); x >= pos && strings.HasSuffix(s, p) {
+				at[i] = x
+				lays = append(lays, slices.Clone(at))
+			}
+			return
+		}
+		if p == "" {
+			return
+		}
+		for x := pos; x <= len(s); {
+			y := strings.Index(s[x:], p)
+			if y < 0 {
+				return
+			}
+			at[i] = x + y
+			lay(i+1, at[i]+len(p))
+			x += y + 1
+		}
 	}
-	return at, true
+	if len(pieces) == 1 {
+		if s == pieces[0].text {
+			return [][]int{{0}}
+		}
+		return nil
+	}
+	lay(1, len(pieces[0].text))
+	return lays
 }
+
+// maxLays bounds the ways of laying a format over what it printed that
+// formatFinding reads, maxFormatFixes the fixes it proposes.
+const (
+	maxLays        = 16
+	maxFormatFixes = 3
+)
 
 // formatFinding traces got's first wrong byte, k, into the constant text
 // of the format of the fmt.Sprintf that frame p returns: the format wrote
-// it, and the fixes write the wanted bytes in its place.
+// it, and the fixes write the wanted bytes in its place (for each way the
+// format's pieces fit over got that puts the byte in one).
 func (d *diagnoser) formatFinding(p *trace.Frame, file *syntax.File, st *frameState, got, want string, k, how, m int) *finding {
 	steps := st.flt.Steps
 	if len(steps) == 0 {
@@ -129,34 +155,46 @@ func (d *diagnoser) formatFinding(p *trace.Frame, file *syntax.File, st *frameSt
 	if !ok {
 		return nil
 	}
-	at, ok := layFormat(pieces, got)
-	if !ok {
-		return nil
+	var f *finding
+	var fixes []fix
+	for _, at := range layFormat(pieces, got) {
+		for i, pc := range pieces {
+			start, end := at[i], at[i]+len(pc.text)
+			if k < start || k > end || k == end && (how != outputMissing || end == start) {
+				continue
+			}
+			if f == nil {
+				f = d.formatClaim(p, file, st, ret, pc, got, want, k, how, m)
+			}
+			for _, fx := range formatFixes(file, ret.Results[0], lit, pc, got, want, start, end) {
+				if len(fixes) < maxFormatFixes && !slices.ContainsFunc(fixes, func(x fix) bool { return x.desc == fx.desc }) {
+					fixes = append(fixes, fx)
+				}
+			}
+		}
 	}
-	for i, pc := range pieces {
-		start, end := at[i], at[i]+len(pc.text)
-		if k < start || k > end || k == end && (how != outputMissing || end == start) {
-			continue
-		}
-		o := &outputTrace{d: d, file: file, st: st, frame: p, wrote: len(steps) - 1, lastWrite: -1}
-		claim := fmt.Sprintf("the format of `%s` writes %s", oneLine(file.Text(ret)), strconv.Quote(pc.text))
-		switch how {
-		case outputWrong:
-			claim += fmt.Sprintf(", with %s where %s belongs", strconv.Quote(got[k:k+1]), strconv.Quote(want[k:k+1]))
-		case outputMissing:
-			claim += fmt.Sprintf(", without the %s wanted at byte %d", strconv.Quote(want[k:k+m]), k)
-		case outputExtra:
-			claim += fmt.Sprintf(", with %s too many", strconv.Quote(got[k:k+m]))
-		}
-		f := o.finding(got, want, k, how, m, o.wrote, claim)
-		if fixes := formatFixes(file, ret.Results[0], lit, pc, got, want, start, end); len(fixes) > 0 {
-			// Worked out from the bytes: offered only if the tests pass.
-			f.fixes, f.guessed = fixes, true
-			f.explanation = f.detail + "."
-		}
-		return f
+	if f != nil && len(fixes) > 0 {
+		// Worked out from the bytes: offered only if the tests pass.
+		f.fixes, f.guessed = fixes, true
+		f.explanation = f.detail + "."
 	}
-	return nil
+	return f
+}
+
+// formatClaim is the finding that the format's piece pc wrote got's first
+// wrong byte, k.
+func (d *diagnoser) formatClaim(p *trace.Frame, file *syntax.File, st *frameState, ret *ast.ReturnStmt, pc formatPiece, got, want string, k, how, m int) *finding {
+	o := &outputTrace{d: d, file: file, st: st, frame: p, wrote: len(st.flt.Steps) - 1, lastWrite: -1}
+	claim := fmt.Sprintf("the format of `%s` writes %s", oneLine(file.Text(ret)), strconv.Quote(pc.text))
+	switch how {
+	case outputWrong:
+		claim += fmt.Sprintf(", with %s where %s belongs", strconv.Quote(got[k:k+1]), strconv.Quote(want[k:k+1]))
+	case outputMissing:
+		claim += fmt.Sprintf(", without the %s wanted at byte %d", strconv.Quote(want[k:k+m]), k)
+	case outputExtra:
+		claim += fmt.Sprintf(", with %s too many", strconv.Quote(got[k:k+m]))
+	}
+	return o.finding(got, want, k, how, m, o.wrote, claim)
 }
 
 // formatFixes are the call with the piece pc of its format lit, printed

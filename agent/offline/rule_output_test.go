@@ -662,6 +662,37 @@ func TestRange(t *testing.T) {
 }
 `,
 		line: 7, fix: "+\treturn fmt.Sprintf(\"[%d, %d]\", lo, hi)",
+	}, {
+		// The first value holds the pieces' text (", "): the pieces fit
+		// over the string in three ways, and the fix of the first is
+		// refuted.
+		name: "format laid",
+		src: `package m
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Series lists the words with a serial comma: "a, b, and c".
+func Series(words []string, conj string) string {
+	if len(words) < 3 {
+		return strings.Join(words, " "+conj+" ")
+	}
+	return fmt.Sprintf("%s %s %s", strings.Join(words[:len(words)-1], ", "), conj, words[len(words)-1])
+}
+`,
+		test: `package m
+
+import "testing"
+
+func TestSeries(t *testing.T) {
+	if got := Series([]string{"a", "b", "c"}, "and"); got != "a, b, and c" {
+		t.Errorf("got %q", got)
+	}
+}
+`,
+		line: 13, fix: "+\treturn fmt.Sprintf(\"%s, %s %s\", strings.Join(words[:len(words)-1], \", \"), conj, words[len(words)-1])",
 	}} {
 		// Not in parallel: Delve waits for any child of the process (see
 		// adapter's TestConcurrentSessions).
@@ -681,22 +712,25 @@ func TestRange(t *testing.T) {
 	}
 }
 
-// TestSprintfFormat: a format's constant pieces, and where they are in
-// what it printed.
+// TestSprintfFormat: a format's constant pieces, and the ways they fit
+// over what it printed.
 func TestSprintfFormat(t *testing.T) {
 	for _, c := range []struct {
 		call, printed string
 		pieces        []string // text@from-to
-		at            []int
+		lays          [][]int
 	}{
-		{`fmt.Sprintf("(%d; %d)", x, y)`, "(1; 22)", []string{"(@0-1", "; @3-5", ")@7-8"}, []int{0, 2, 6}},
-		{`fmt.Sprintf("%s=%-4.2f%%", k, v)`, "a=1.50%", []string{"@0-0", "=@2-3", "%@9-11"}, []int{0, 1, 6}},
-		{"fmt.Sprintf(`%v`, x)", "{1}", []string{"@0-0", "@2-2"}, []int{0, 3}},
+		{`fmt.Sprintf("(%d; %d)", x, y)`, "(1; 22)", []string{"(@0-1", "; @3-5", ")@7-8"}, [][]int{{0, 2, 6}}},
+		{`fmt.Sprintf("%s=%-4.2f%%", k, v)`, "a=1.50%", []string{"@0-0", "=@2-3", "%@9-11"}, [][]int{{0, 1, 6}}},
+		{"fmt.Sprintf(`%v`, x)", "{1}", []string{"@0-0", "@2-2"}, [][]int{{0, 3}}},
+		// A verb's value that holds a piece's text: each way, leftmost
+		// first.
+		{`fmt.Sprintf("%s %s", x, y)`, "a, b c", []string{"@0-0", " @2-3", "@5-5"}, [][]int{{0, 2, 6}, {0, 4, 6}}},
+		{`fmt.Sprintf("%d-%d)", x, y)`, "1-2", []string{"@0-0", "-@2-3", ")@5-6"}, nil}, // not what the format printed
 		{`fmt.Sprintf("%*d", 3, x)`, "", nil, nil},
 		{`fmt.Sprintf("%[2]d %[1]d", x, y)`, "", nil, nil},
 		{`fmt.Sprintf("%d %d", x)`, "", nil, nil},
 		{`fmt.Sprint("a", x)`, "", nil, nil},
-		{`fmt.Sprintf("%d-%d)", x, y)`, "1-2", nil, nil}, // not what the format printed
 	} {
 		e, err := parser.ParseExpr(c.call)
 		if err != nil {
@@ -707,18 +741,12 @@ func TestSprintfFormat(t *testing.T) {
 		for _, p := range pieces {
 			got = append(got, fmt.Sprintf("%s@%d-%d", p.text, p.from, p.to))
 		}
-		if c.pieces == nil {
-			if at, laid := layFormat(pieces, c.printed); ok && laid {
-				t.Errorf("%s: pieces %q laid at %v over %q; want none", c.call, got, at, c.printed)
-			}
-			continue
-		}
-		if !ok || !slices.Equal(got, c.pieces) {
+		if ok != (c.pieces != nil) || !slices.Equal(got, c.pieces) {
 			t.Errorf("%s: pieces %q (%v); want %q", c.call, got, ok, c.pieces)
 			continue
 		}
-		if at, ok := layFormat(pieces, c.printed); !ok || !slices.Equal(at, c.at) {
-			t.Errorf("%s over %q: laid at %v (%v); want %v", c.call, c.printed, at, ok, c.at)
+		if lays := layFormat(pieces, c.printed); fmt.Sprint(lays) != fmt.Sprint(c.lays) {
+			t.Errorf("%s over %q: laid at %v; want %v", c.call, c.printed, lays, c.lays)
 		}
 	}
 }
