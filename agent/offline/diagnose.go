@@ -168,12 +168,12 @@ func Diagnose(ctx context.Context, dbg Debugger, opts Options) (*report.Diagnosi
 	}
 	rank(findings)
 	d.verifyFindings(ctx, findings)
+	findings = dropRefuted(findings)
 	for _, f := range findings {
 		if f.guessed {
 			d.withoutFailedFixes(f)
 		}
 	}
-	findings = dropRefuted(findings)
 	if len(findings) == 0 {
 		d.note("the off-by-one fixes tried were refuted by re-running")
 		return d.nothingFound(head), nil
@@ -313,13 +313,14 @@ func (d *diagnoser) verifyFindings(ctx context.Context, findings []*finding) {
 	}
 }
 
-// dropRefuted removes the boundary findings whose every fix was tried and
-// failed: the rerun refutes them (a loop that met its bound is otherwise
-// normal), so they are no evidence.
+// dropRefuted removes the boundary findings, and the others that stand on
+// their fixes only, whose every fix was tried and failed: the rerun
+// refutes them (a loop that met its bound is otherwise normal), so they
+// are no evidence.
 func dropRefuted(fs []*finding) []*finding {
 	var out []*finding
 	for _, f := range fs {
-		if f.method == "boundary" && f.refuted {
+		if (f.method == "boundary" || f.refutable) && f.refuted {
 			continue
 		}
 		out = append(out, f)

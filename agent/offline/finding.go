@@ -29,6 +29,9 @@ type finding struct {
 	// wrong ones: they are offered only if one passes.
 	fixes   []fix
 	guessed bool
+	// refutable: the finding stands on its fixes only, and is dropped
+	// when the tests refute every one (see dropRefuted).
+	refutable bool
 
 	// strength says how directly the rule's evidence shows the bug (see
 	// the strength constants); score is the SBFL suspiciousness of root.

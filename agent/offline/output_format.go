@@ -175,7 +175,10 @@ func (d *diagnoser) formatFinding(p *trace.Frame, file *syntax.File, st *frameSt
 	}
 	if f != nil && len(fixes) > 0 {
 		// Worked out from the bytes: offered only if the tests pass.
-		f.fixes, f.guessed = fixes, true
+		// A format whose wanted bytes the tests refute is not where the
+		// string went wrong (a value printed between its pieces may be):
+		// the finding goes with its fixes.
+		f.fixes, f.guessed, f.refutable = fixes, true, true
 		f.explanation = f.detail + "."
 	}
 	return f

@@ -712,6 +712,39 @@ func TestSeries(t *testing.T) {
 	}
 }
 
+// TestDiagnoseFormatRefuted: a format whose wanted bytes the tests refute
+// is no root cause. The first value printed holds the format's piece
+// (" "), and its own separator is the wrong byte: in the only way the
+// piece fits over the string that holds the byte, "%s-%s" prints the
+// wrong string still.
+func TestDiagnoseFormatRefuted(t *testing.T) {
+	dir := writeModule(t, map[string]string{"m.go": `package m
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Pair writes the words joined by dashes, then the last one.
+func Pair(words []string, last string) string {
+	return fmt.Sprintf("%s %s", strings.Join(words, " "), last)
+}
+`, "m_test.go": `package m
+
+import "testing"
+
+func TestPair(t *testing.T) {
+	if got := Pair([]string{"a", "b"}, "c"); got != "a-b c" {
+		t.Errorf("got %q", got)
+	}
+}
+`})
+	_, d := diagnoseWith(t, dir, engine.Options{Timeout: 2 * time.Minute}, Options{}, "go", "test", ".")
+	if d.Method == "output" || d.Fix != "" {
+		t.Fatalf("diagnosis by %s: %s\nfix:\n%s\nwant the format's refuted finding dropped", d.Method, d.Summary, d.Fix)
+	}
+}
+
 // TestSprintfFormat: a format's constant pieces, and the ways they fit
 // over what it printed.
 func TestSprintfFormat(t *testing.T) {
