@@ -19,8 +19,9 @@ import (
 // write of constants writes made the wanted ones (`append(b, ':')` →
 // `append(b, '=')`, `b.WriteString(" ")` → `b.WriteString(", ")`), the
 // constant of an update that made a written byte wrong (`v -= 'B'` →
-// `v -= 'A'`), the base a number is written in (`strconv.AppendInt(buf,
-// p, 16)` → 10).
+// `v -= 'A'`), the format of a formatted write (`fmt.Fprintf(&b, "%s:%s",
+// k, v)` → "%s=%s"), the base a number is written in
+// (`strconv.AppendInt(buf, p, 16)` → 10).
 func (o *outputTrace) outputFixes(root int, got, want string, k, how int) []fix {
 	stmt := o.stmt(root)
 	if stmt == nil {
@@ -59,6 +60,7 @@ func (o *outputTrace) outputFixes(root int, got, want string, k, how int) []fix 
 				fixes = append(fixes, c.fx)
 			}
 		}
+		fixes = append(fixes, o.formatWriteFixes(stmt, got, want, k)...)
 		fixes = append(fixes, o.baseFixes(stmt)...)
 	case how == outputMissing && root == o.wrote:
 		// The write after the gap wrote its constants without the
@@ -155,6 +157,36 @@ func byteLit(b byte, kind token.Token) string {
 		return strconv.QuoteRuneToASCII(rune(b))
 	}
 	return strconv.Itoa(int(b))
+}
+
+// formatWriteFixes are the fixes of the format of a write (`fmt.Fprintf(&b,
+// "%s:%s;", k, v)`, `b.WriteString(fmt.Sprintf(…))`) whose constant text
+// wrote got's wrong byte k (see formatAt).
+func (o *outputTrace) formatWriteFixes(stmt ast.Stmt, got, want string, k int) []fix {
+	var call ast.Expr
+	ast.Inspect(stmt, func(n ast.Node) bool {
+		if c, ok := n.(*ast.CallExpr); ok && call == nil {
+			if _, _, ok := sprintfFormat(c); ok {
+				call = c
+			}
+		}
+		return call == nil
+	})
+	lo, end := o.lenBefore(o.wrote), o.lenAfter(o.wrote)
+	if call == nil || lo > end || end > len(got) {
+		return nil
+	}
+	_, fixes, _ := formatAt(o.file, call, got, want, lo, end, k, outputWrong)
+	return fixes
+}
+
+// lenBefore is how long the string being built is before step i.
+func (o *outputTrace) lenBefore(i int) int {
+	if i == 0 {
+		_, n, _ := builtBytes(o.st.entry[o.name])
+		return n
+	}
+	return o.lenAfter(i - 1)
 }
 
 // lenAfter is how long the string being built is after step i.

@@ -29,20 +29,25 @@ type formatPiece struct {
 }
 
 // sprintfFormat returns the format literal and its constant pieces (one
-// more than its verbs) of a call fmt.Sprintf with a constant format and
-// an argument for each verb; ok is false for any other call, or a format
-// whose verbs take their width or argument from elsewhere (`%*d`,
-// `%[2]d`).
+// more than its verbs) of a call fmt.Sprintf, Fprintf or Appendf with a
+// constant format and an argument for each verb; ok is false for any
+// other call, or a format whose verbs take their width or argument from
+// elsewhere (`%*d`, `%[2]d`).
 func sprintfFormat(e ast.Expr) (lit *ast.BasicLit, pieces []formatPiece, ok bool) {
 	call, isCall := ast.Unparen(e).(*ast.CallExpr)
-	if !isCall || len(call.Args) == 0 || call.Ellipsis.IsValid() {
+	if !isCall || call.Ellipsis.IsValid() {
 		return nil, nil, false
 	}
 	sel, isSel := call.Fun.(*ast.SelectorExpr)
-	if !isSel || !isIdent(sel.X, "fmt") || sel.Sel.Name != "Sprintf" {
+	if !isSel || !isIdent(sel.X, "fmt") {
 		return nil, nil, false
 	}
-	lit, isLit := call.Args[0].(*ast.BasicLit)
+	at := map[string]int{"Sprintf": 0, "Fprintf": 1, "Appendf": 1}
+	first, known := at[sel.Sel.Name]
+	if !known || len(call.Args) <= first {
+		return nil, nil, false
+	}
+	lit, isLit := call.Args[first].(*ast.BasicLit)
 	if !isLit || lit.Kind != token.STRING {
 		return nil, nil, false
 	}
@@ -77,7 +82,7 @@ func sprintfFormat(e ast.Expr) (lit *ast.BasicLit, pieces []formatPiece, ok bool
 	}
 	cur.to = len(v)
 	pieces = append(pieces, cur)
-	if len(pieces)-1 != len(call.Args)-1 {
+	if len(pieces)-1 != len(call.Args)-first-1 {
 		return nil, nil, false
 	}
 	return lit, pieces, true
@@ -151,29 +156,12 @@ func (d *diagnoser) formatFinding(p *trace.Frame, file *syntax.File, st *frameSt
 	if !isRet || len(ret.Results) != 1 {
 		return nil
 	}
-	lit, pieces, ok := sprintfFormat(ret.Results[0])
+	pc, fixes, ok := formatAt(file, ret.Results[0], got, want, 0, len(got), k, how)
 	if !ok {
 		return nil
 	}
-	var f *finding
-	var fixes []fix
-	for _, at := range layFormat(pieces, got) {
-		for i, pc := range pieces {
-			start, end := at[i], at[i]+len(pc.text)
-			if k < start || k > end || k == end && (how != outputMissing || end == start) {
-				continue
-			}
-			if f == nil {
-				f = d.formatClaim(p, file, st, ret, pc, got, want, k, how, m)
-			}
-			for _, fx := range formatFixes(file, ret.Results[0], lit, pc, got, want, start, end) {
-				if len(fixes) < maxFormatFixes && !slices.ContainsFunc(fixes, func(x fix) bool { return x.desc == fx.desc }) {
-					fixes = append(fixes, fx)
-				}
-			}
-		}
-	}
-	if f != nil && len(fixes) > 0 {
+	f := d.formatClaim(p, file, st, ret, pc, got, want, k, how, m)
+	if len(fixes) > 0 {
 		// Worked out from the bytes: offered only if the tests pass.
 		// A format whose wanted bytes the tests refute is not where the
 		// string went wrong (a value printed between its pieces may be):
@@ -182,6 +170,35 @@ func (d *diagnoser) formatFinding(p *trace.Frame, file *syntax.File, st *frameSt
 		f.explanation = f.detail + "."
 	}
 	return f
+}
+
+// formatAt finds got's first wrong byte, k, in the constant text of the
+// format of call (see sprintfFormat), which printed got[lo:end]: the
+// piece that holds it in the first way the pieces fit over the printed
+// bytes that puts it in one, and the fixes of each such way; ok is false
+// when no way does.
+func formatAt(file *syntax.File, call ast.Expr, got, want string, lo, end, k, how int) (pc formatPiece, fixes []fix, ok bool) {
+	lit, pieces, isFormat := sprintfFormat(call)
+	if !isFormat {
+		return formatPiece{}, nil, false
+	}
+	for _, at := range layFormat(pieces, got[lo:end]) {
+		for i, p := range pieces {
+			start, end := lo+at[i], lo+at[i]+len(p.text)
+			if k < start || k > end || k == end && (how != outputMissing || end == start) {
+				continue
+			}
+			if !ok {
+				pc, ok = p, true
+			}
+			for _, fx := range formatFixes(file, call, lit, p, got, want, start, end) {
+				if len(fixes) < maxFormatFixes && !slices.ContainsFunc(fixes, func(x fix) bool { return x.desc == fx.desc }) {
+					fixes = append(fixes, fx)
+				}
+			}
+		}
+	}
+	return pc, fixes, ok
 }
 
 // formatClaim is the finding that the format's piece pc wrote got's first

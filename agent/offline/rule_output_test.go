@@ -663,6 +663,35 @@ func TestRange(t *testing.T) {
 `,
 		line: 7, fix: "+\treturn fmt.Sprintf(\"[%d, %d]\", lo, hi)",
 	}, {
+		name: "fprintf",
+		src: `package m
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Encode writes the pairs as k=v; items.
+func Encode(pairs [][2]string) string {
+	var b strings.Builder
+	for _, p := range pairs {
+		fmt.Fprintf(&b, "%s:%s;", p[0], p[1])
+	}
+	return b.String()
+}
+`,
+		test: `package m
+
+import "testing"
+
+func TestEncode(t *testing.T) {
+	if got := Encode([][2]string{{"a", "1"}, {"b", "2"}}); got != "a=1;b=2;" {
+		t.Errorf("got %q", got)
+	}
+}
+`,
+		line: 12, fix: "+\t\tfmt.Fprintf(&b, \"%s=%s;\", p[0], p[1])",
+	}, {
 		// The first value holds the pieces' text (", "): the pieces fit
 		// over the string in three ways, and the fix of the first is
 		// refuted.
