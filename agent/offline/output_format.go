@@ -95,16 +95,21 @@ func sprintfFormat(e ast.Expr) (lit *ast.BasicLit, pieces []formatPiece, ok bool
 // piece between two verbs empty, or the first or last not where s starts
 // or ends).
 func layFormat(pieces []formatPiece, s string) [][]int {
-	if len(pieces) == 0 || !strings.HasPrefix(s, pieces[0].text) {
+	if len(pieces) == 0 || !strings.HasPrefix(s, pieces[0].text) || !strings.HasSuffix(s, pieces[len(pieces)-1].text) {
 		return nil
 	}
 	var lays [][]int
 	at := make([]int, len(pieces))
+	// The ways the pieces between can fit are tried up to a bound: a
+	// piece found many times in s, of a format with many verbs, makes
+	// too many.
+	tries := maxLayTries
 	var lay func(i, pos int)
 	lay = func(i, pos int) {
-		if len(lays) >= maxLays {
+		if len(lays) >= maxLays || tries == 0 {
 			return
 		}
+		tries--
 		p := pieces[i].text
 		if i == len(pieces)-1 {
 			if x := len(s) - len(p); x >= pos && strings.HasSuffix(s, p) {
@@ -140,6 +145,7 @@ func layFormat(pieces []formatPiece, s string) [][]int {
 // formatFinding reads, maxFormatFixes the fixes it proposes.
 const (
 	maxLays        = 16
+	maxLayTries    = 10_000
 	maxFormatFixes = 3
 )
 
@@ -184,14 +190,14 @@ func formatAt(file *syntax.File, call ast.Expr, got, want string, lo, end, k, ho
 	}
 	for _, at := range layFormat(pieces, got[lo:end]) {
 		for i, p := range pieces {
-			start, end := lo+at[i], lo+at[i]+len(p.text)
-			if k < start || k > end || k == end && (how != outputMissing || end == start) {
+			from, to := lo+at[i], lo+at[i]+len(p.text)
+			if k < from || k > to || k == to && (how != outputMissing || to == from) {
 				continue
 			}
 			if !ok {
 				pc, ok = p, true
 			}
-			for _, fx := range formatFixes(file, call, lit, p, got, want, start, end) {
+			for _, fx := range formatFixes(file, call, lit, p, got, want, from, to) {
 				if len(fixes) < maxFormatFixes && !slices.ContainsFunc(fixes, func(x fix) bool { return x.desc == fx.desc }) {
 					fixes = append(fixes, fx)
 				}
