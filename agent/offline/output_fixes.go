@@ -166,7 +166,7 @@ func (o *outputTrace) formatWriteFixes(stmt ast.Stmt, got, want string, k int) [
 	var call ast.Expr
 	ast.Inspect(stmt, func(n ast.Node) bool {
 		if c, ok := n.(*ast.CallExpr); ok && call == nil {
-			if _, _, ok := sprintfFormat(c); ok {
+			if _, _, _, ok := sprintfFormat(c); ok {
 				call = c
 			}
 		}

@@ -17,7 +17,8 @@ import (
 // is the format's constant text with the verbs' values between, so the
 // text that holds its first wrong byte is found by laying the format's
 // constant pieces over it in order. A wrong byte of the constant text is
-// the format's, and the fix writes the wanted bytes there.
+// the format's, and the fix writes the wanted bytes there; one of a
+// verb's value, the variable's the verb printed.
 
 // formatPiece is a run of a format's constant text: its bytes as printed
 // and where it is in the format's value (from, to); escaped when it holds
@@ -28,32 +29,32 @@ type formatPiece struct {
 	escaped  bool
 }
 
-// sprintfFormat returns the format literal and its constant pieces (one
-// more than its verbs) of a call fmt.Sprintf, Fprintf or Appendf with a
-// constant format and an argument for each verb; ok is false for any
-// other call, or a format whose verbs take their width or argument from
-// elsewhere (`%*d`, `%[2]d`).
-func sprintfFormat(e ast.Expr) (lit *ast.BasicLit, pieces []formatPiece, ok bool) {
+// sprintfFormat returns the format literal, its constant pieces (one
+// more than its verbs) and the verbs' arguments of a call fmt.Sprintf,
+// Fprintf or Appendf with a constant format and an argument for each
+// verb; ok is false for any other call, or a format whose verbs take
+// their width or argument from elsewhere (`%*d`, `%[2]d`).
+func sprintfFormat(e ast.Expr) (lit *ast.BasicLit, pieces []formatPiece, args []ast.Expr, ok bool) {
 	call, isCall := ast.Unparen(e).(*ast.CallExpr)
 	if !isCall || call.Ellipsis.IsValid() {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
 	sel, isSel := call.Fun.(*ast.SelectorExpr)
 	if !isSel || !isIdent(sel.X, "fmt") {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
 	at := map[string]int{"Sprintf": 0, "Fprintf": 1, "Appendf": 1}
 	first, known := at[sel.Sel.Name]
 	if !known || len(call.Args) <= first {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
 	lit, isLit := call.Args[first].(*ast.BasicLit)
 	if !isLit || lit.Kind != token.STRING {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
 	v, err := strconv.Unquote(lit.Value)
 	if err != nil {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
 	cur := formatPiece{}
 	for i := 0; i < len(v); i++ {
@@ -73,7 +74,7 @@ func sprintfFormat(e ast.Expr) (lit *ast.BasicLit, pieces []formatPiece, ok bool
 			j++
 		}
 		if j >= len(v) || v[j] == '*' || v[j] == '[' {
-			return nil, nil, false
+			return nil, nil, nil, false
 		}
 		cur.to = i
 		pieces = append(pieces, cur)
@@ -82,10 +83,11 @@ func sprintfFormat(e ast.Expr) (lit *ast.BasicLit, pieces []formatPiece, ok bool
 	}
 	cur.to = len(v)
 	pieces = append(pieces, cur)
-	if len(pieces)-1 != len(call.Args)-first-1 {
-		return nil, nil, false
+	args = call.Args[first+1:]
+	if len(pieces)-1 != len(args) {
+		return nil, nil, nil, false
 	}
-	return lit, pieces, true
+	return lit, pieces, args, true
 }
 
 // layFormat lays the constant pieces over s, which the format printed:
@@ -164,7 +166,7 @@ func (d *diagnoser) formatFinding(p *trace.Frame, file *syntax.File, st *frameSt
 	}
 	pc, fixes, ok := formatAt(file, ret.Results[0], got, want, 0, len(got), k, how)
 	if !ok {
-		return nil
+		return d.verbFinding(p, file, st, ret, got, want, k, how, m)
 	}
 	f := d.formatClaim(p, file, st, ret, pc, got, want, k, how, m)
 	if len(fixes) > 0 {
@@ -178,13 +180,50 @@ func (d *diagnoser) formatFinding(p *trace.Frame, file *syntax.File, st *frameSt
 	return f
 }
 
+// verbFinding traces got's first wrong byte, k, which a verb of the format
+// of the fmt.Sprintf that frame p returns printed (in every way the
+// format's pieces fit over got), to the variable the verb printed, as a
+// variable written (see wrongVar): `cents %= 10` for "$%d.%02d".
+func (d *diagnoser) verbFinding(p *trace.Frame, file *syntax.File, st *frameState, ret *ast.ReturnStmt, got, want string, k, how, m int) *finding {
+	_, pieces, args, _ := sprintfFormat(ret.Results[0])
+	verb := -1
+	for _, at := range layFormat(pieces, got) {
+		v := -1
+		for i := range args {
+			if from, to := at[i]+len(pieces[i].text), at[i+1]; from <= k && k < to {
+				v = i
+			}
+		}
+		if v < 0 || verb >= 0 && v != verb {
+			return nil
+		}
+		verb = v
+	}
+	if verb < 0 {
+		return nil
+	}
+	x, isVar := ast.Unparen(args[verb]).(*ast.Ident)
+	if !isVar {
+		return nil
+	}
+	o := &outputTrace{d: d, file: file, st: st, frame: p, wrote: len(st.flt.Steps) - 1, lastWrite: -1}
+	if how == outputWrong {
+		o.wrongByte, o.wantByte, o.gotByte = strconv.Quote(got[k:k+1]), strconv.Quote(want[k:k+1]), got[k:k+1]
+	}
+	root, claim := o.wrongVar([]string{x.Name})
+	if root < 0 {
+		return nil
+	}
+	return o.finding(got, want, k, how, m, root, claim)
+}
+
 // formatAt finds got's first wrong byte, k, in the constant text of the
 // format of call (see sprintfFormat), which printed got[lo:end]: the
 // piece that holds it in the first way the pieces fit over the printed
 // bytes that puts it in one, and the fixes of each such way; ok is false
 // when no way does.
 func formatAt(file *syntax.File, call ast.Expr, got, want string, lo, end, k, how int) (pc formatPiece, fixes []fix, ok bool) {
-	lit, pieces, isFormat := sprintfFormat(call)
+	lit, pieces, _, isFormat := sprintfFormat(call)
 	if !isFormat {
 		return formatPiece{}, nil, false
 	}

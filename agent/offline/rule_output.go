@@ -37,8 +37,9 @@ import (
 //     before the loop, the flag's assignment;
 //   - of a returned concatenation, the operand that holds the wrong byte,
 //     as a variable written;
-//   - of a returned fmt.Sprintf, the format's constant text that holds it
-//     (see output_format.go).
+//   - of a returned fmt.Sprintf, the format's constant text that holds it,
+//     or the variable printed there, as a variable written (see
+//     output_format.go).
 //
 // Where the trace cannot show who wrote the byte (room appended for a
 // library call to fill in, a slice made at full length and filled by

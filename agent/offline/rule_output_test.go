@@ -436,6 +436,30 @@ func TestOrdinal(t *testing.T) {
 `,
 		line: 14, says: "`if x%100 != 2 {` was false, so suffix was not changed before `return strconv.Itoa(x) + suffix` (line 18) wrote it",
 	}, {
+		name: "format verb",
+		src: `package m
+
+import "fmt"
+
+// Price writes an amount of cents in dollars.
+func Price(cents int) string {
+	dollars := cents / 100
+	cents %= 10
+	return fmt.Sprintf("$%d.%02d", dollars, cents)
+}
+`,
+		test: `package m
+
+import "testing"
+
+func TestPrice(t *testing.T) {
+	if got := Price(1234); got != "$12.34" {
+		t.Errorf("got %q", got)
+	}
+}
+`,
+		line: 8, says: "`cents %= 10` made cents 4, which `return fmt.Sprintf(\"$%d.%02d\", dollars, cents)` (line 9) wrote",
+	}, {
 		name: "switch",
 		src: `package m
 
@@ -798,7 +822,7 @@ func TestSprintfFormat(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, pieces, ok := sprintfFormat(e)
+		_, pieces, _, ok := sprintfFormat(e)
 		var got []string
 		for _, p := range pieces {
 			got = append(got, fmt.Sprintf("%s@%d-%d", p.text, p.from, p.to))
