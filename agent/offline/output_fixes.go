@@ -60,7 +60,8 @@ func (o *outputTrace) outputFixes(root int, got, want string, k, how int) []fix 
 				fixes = append(fixes, c.fx)
 			}
 		}
-		fixes = append(fixes, o.formatWriteFixes(stmt, got, want, k)...)
+		_, fmtFixes, _ := o.writtenFormat(stmt)
+		fixes = append(fixes, fmtFixes...)
 		fixes = append(fixes, o.baseFixes(stmt)...)
 	case how == outputMissing && root == o.wrote:
 		// The write after the gap wrote its constants without the
@@ -159,10 +160,11 @@ func byteLit(b byte, kind token.Token) string {
 	return strconv.Itoa(int(b))
 }
 
-// formatWriteFixes are the fixes of the format of a write (`fmt.Fprintf(&b,
-// "%s:%s;", k, v)`, `b.WriteString(fmt.Sprintf(…))`) whose constant text
-// wrote got's wrong byte k (see formatAt).
-func (o *outputTrace) formatWriteFixes(stmt ast.Stmt, got, want string, k int) []fix {
+// writtenFormat finds the string's first wrong byte in the constant text
+// of the format of a write (`fmt.Fprintf(&b, "%s:%s;", k, v)`, `s :=
+// fmt.Sprintf(…)`), with its fixes (see formatAt); ok is false when the
+// write has no format, or the byte is not its.
+func (o *outputTrace) writtenFormat(stmt ast.Stmt) (pc formatPiece, fixes []fix, ok bool) {
 	var call ast.Expr
 	ast.Inspect(stmt, func(n ast.Node) bool {
 		if c, ok := n.(*ast.CallExpr); ok && call == nil {
@@ -173,11 +175,10 @@ func (o *outputTrace) formatWriteFixes(stmt ast.Stmt, got, want string, k int) [
 		return call == nil
 	})
 	lo, end := o.lenBefore(o.wrote), o.lenAfter(o.wrote)
-	if call == nil || lo > end || end > len(got) {
-		return nil
+	if call == nil || lo > end || end > len(o.got) {
+		return formatPiece{}, nil, false
 	}
-	_, fixes, _ := formatAt(o.file, call, got, want, lo, end, k, outputWrong)
-	return fixes
+	return formatAt(o.file, call, o.got, o.want, lo, end, o.k, outputWrong)
 }
 
 // lenBefore is how long the string being built is before step i.

@@ -36,9 +36,13 @@ type outputTrace struct {
 	// missingRaw the bytes missing.
 	wrongByte, wantByte, missing string
 	gotByte, missingRaw          string
-	// wanted is the wanted string from the first wrong byte on.
-	wanted string
-	stmts  map[int]ast.Stmt
+	// wanted is the wanted string from the first wrong byte on; got and
+	// want the two strings, k the first wrong byte (set for a string
+	// built by writes).
+	wanted    string
+	got, want string
+	k         int
+	stmts     map[int]ast.Stmt
 }
 
 // skippedWrite finds why bytes are missing: after the last right write, a
@@ -121,6 +125,9 @@ func (o *outputTrace) wrongValue() (int, string) {
 	}
 	if constant {
 		return o.wrote, fmt.Sprintf("`%s` wrote %s where %s belongs, a constant of its own", oneLine(ws.Stmt), o.wrongByte, o.wantByte)
+	}
+	if pc, _, ok := o.writtenFormat(stmt); ok {
+		return o.wrote, fmt.Sprintf("the format of `%s` writes %s, with %s where %s belongs", oneLine(ws.Stmt), strconv.Quote(pc.text), o.wrongByte, o.wantByte)
 	}
 	return o.wrote, fmt.Sprintf("`%s` wrote %s where %s belongs, from values no statement before it changed",
 		oneLine(ws.Stmt), o.wrongByte, o.wantByte)

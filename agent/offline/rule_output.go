@@ -455,7 +455,7 @@ func (d *diagnoser) outputFinding(ctx context.Context, test, w *trace.Frame, got
 		// its length says nothing of what was written where.
 		return nil
 	}
-	o := &outputTrace{d: d, file: file, st: st, frame: p, name: name, wrote: wrote, lastWrite: lastWrite, wanted: want[k:]}
+	o := &outputTrace{d: d, file: file, st: st, frame: p, name: name, wrote: wrote, lastWrite: lastWrite, wanted: want[k:], got: got, want: want, k: k}
 	switch how {
 	case outputWrong:
 		o.wrongByte, o.wantByte, o.gotByte = strconv.Quote(got[k:k+1]), strconv.Quote(want[k:k+1]), got[k:k+1]

@@ -520,6 +520,7 @@ func TestDiagnoseOutputFix(t *testing.T) {
 		name, src, test string
 		line            int
 		fix             string
+		says            string // in the summary, if set
 	}{{
 		name: "constant",
 		src: `package m
@@ -715,6 +716,7 @@ func TestEncode(t *testing.T) {
 }
 `,
 		line: 12, fix: "+\t\tfmt.Fprintf(&b, \"%s=%s;\", p[0], p[1])",
+		says: "the format of `fmt.Fprintf(&b, \"%s:%s;\", p[0], p[1])` writes \":\", with \":\" where \"=\" belongs",
 	}, {
 		// The first value holds the pieces' text (", "): the pieces fit
 		// over the string in three ways, and the fix of the first is
@@ -758,8 +760,8 @@ func TestSeries(t *testing.T) {
 			if d.Verification == nil || d.Verification.Status != report.Passed || !strings.Contains(d.Fix, c.fix) {
 				t.Fatalf("fix (verification %+v):\n%s\nwant a passing one with %q", d.Verification, d.Fix, c.fix)
 			}
-			if !strings.Contains(d.Summary, "makes the failing tests pass") {
-				t.Errorf("summary %q; want it to say the fix makes the tests pass", d.Summary)
+			if !strings.Contains(d.Summary, "makes the failing tests pass") || !strings.Contains(d.Summary, c.says) {
+				t.Errorf("summary %q; want it to say %q and that the fix makes the tests pass", d.Summary, c.says)
 			}
 		})
 	}
