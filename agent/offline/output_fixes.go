@@ -98,7 +98,8 @@ func (o *outputTrace) rewriteLiterals(stmt ast.Stmt, got string, to func(lo, n i
 		return fix{}, false
 	}
 	want, ok := to(lo, n)
-	if !ok || want == string(wrote) || len(lits) > 1 && len(want) != n {
+	oneString := len(lits) == 1 && lits[0].Kind == token.STRING
+	if !ok || want == string(wrote) || len(want) != n && !oneString {
 		return fix{}, false
 	}
 	text, base := o.file.Text(stmt), o.file.Offset(stmt.Pos())
@@ -111,7 +112,7 @@ func (o *outputTrace) rewriteLiterals(stmt ast.Stmt, got string, to func(lo, n i
 		next = at
 		var repl string
 		switch {
-		case len(lits) == 1 && lit.Kind == token.STRING:
+		case oneString:
 			repl = strconv.Quote(want)
 		case lit.Kind == token.STRING:
 			repl = strconv.Quote(want[at : at+len(b)])
