@@ -1735,10 +1735,12 @@ func (b *builder) finish(status int, ctxErr error, timeout time.Duration, stdout
 	}
 	b.fixSpawns()
 	b.limit()
-	if at := b.stopOrder(t.StopSeq); t.Stopped && (b.rec.CompleteBefore == 0 || at < b.rec.CompleteBefore) {
+	if t.Stopped {
 		// The entries lost when the file filled come after every record
 		// numbered before (see instrument.File.StopSeq).
-		b.rec.CompleteBefore = at
+		if at := b.stopOrder(t.StopSeq); b.rec.CompleteBefore == 0 || at < b.rec.CompleteBefore {
+			b.rec.CompleteBefore = at
+		}
 	}
 	b.rec.Index()
 }
